@@ -1,0 +1,94 @@
+"""Make mkdocs-jupyter and mkdocs-static-i18n work together.
+
+Two upstream problems (ultrabug/mkdocs-static-i18n#198, see ../shared/TOOLCHAIN.md):
+
+1. static-i18n rebuilds every file as a plain ``File`` in its ``on_files``
+   (priority -100), dropping mkdocs-jupyter's ``NotebookFile`` wrapper. The
+   notebooks would then be copied as raw source to ``…/index.html`` and left out
+   of search. We run after it and wrap them again, keeping the per-language
+   destination that static-i18n computed.
+2. For the same reason notebooks get no language alternates: we add them, so
+   the language switcher keeps the reader on the same notebook.
+3. static-i18n runs one build per language; mkdocs-jupyter resets its set of
+   used cache entries at every build and evicts the others at the end of every
+   build, so each language evicts the other's executed notebooks and nothing is
+   ever cached. We collect the used entries over all language builds and evict
+   only after the last one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import Files
+from mkdocs_jupyter.plugin import NotebookFile
+
+_patched: set[int] = set()
+
+
+def _plugins(config):
+    return config.plugins.get("mkdocs-jupyter"), config.plugins.get("i18n")
+
+
+@event_priority(-200)
+def on_files(files: Files, config) -> Files:
+    jupyter, i18n = _plugins(config)
+    if jupyter is None:
+        return files
+    for file in list(files):
+        if isinstance(file, NotebookFile) or not jupyter.should_include(file):
+            continue
+        notebook = NotebookFile(file, **config)
+        # keep static-i18n's destination (default language at the root)
+        notebook.dest_path = file.dest_path
+        notebook.abs_dest_path = file.abs_dest_path
+        notebook.url = file.url
+        if i18n is not None:
+            notebook.alternates = _alternates(file, i18n, config)
+        # replace in place: static-i18n's Files subclass resolves nav paths per language
+        files.remove(file)
+        files.append(notebook)
+    return files
+
+
+def _alternates(file, i18n, config) -> dict:
+    """The language switcher's targets: the same notebook in each language.
+
+    static-i18n treats notebooks as assets and gives them no alternates, so the
+    switcher would send readers to the other language's home page.
+    """
+    norm = PurePosixPath(file.norm_src_uri)
+    page_url = norm.with_suffix("").as_posix() + "/"
+    found = {}
+    for lang in i18n.build_languages:
+        if (Path(config.docs_dir) / lang / norm).exists():
+            prefix = "" if lang == i18n.default_language else f"{lang}/"
+            found[lang] = SimpleNamespace(url=prefix + page_url)
+    return found
+
+
+def on_config(config):
+    jupyter, i18n = _plugins(config)
+    if jupyter is None or i18n is None or id(jupyter) in _patched:
+        return config
+    _patched.add(id(jupyter))
+    pre_build, post_build = jupyter.on_pre_build, jupyter.on_post_build
+
+    def on_pre_build(config):
+        # static-i18n builds the default language first: start a new set there
+        if i18n.current_language == i18n.default_language:
+            pre_build(config)
+
+    def on_post_build(config):
+        # … and builds the other languages from its own on_post_build, in order:
+        # evict stale cache entries after the last one only.
+        if i18n.current_language == i18n.build_languages[-1]:
+            post_build(config)
+
+    events = config.plugins.events
+    for name, replacement in (("pre_build", on_pre_build), ("post_build", on_post_build)):
+        original = pre_build if name == "pre_build" else post_build
+        events[name] = [replacement if m == original else m for m in events[name]]
+    return config

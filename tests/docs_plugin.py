@@ -1,0 +1,254 @@
+"""pytest plugin: every python and bash block of every page is a test.
+
+Loaded with ``-p tests.docs_plugin`` (pyproject.toml). Test ids name the page
+and line: ``docs/zh/getting-started/index.md::line 42``. Marks come from HTML
+comments right above a fence (see CONTRIBUTING.md):
+
+* ``<!--pytest.mark.cuda-->`` -- needs CUDA. Without a GPU the block is compiled,
+  its ``torch.…`` names are checked against the installed torch, and it is
+  skipped with that reason. ``REQUIRE_CUDA=1`` makes a run without CUDA stop at
+  once and a run that skipped any such block fail at the end.
+* ``<!--pytest.mark.skip(reason="…")-->`` -- excused, never run; the reason goes
+  to the validation report.
+
+At the end of a run over all pages the census with each block's result is
+written to ``build/validation.json``; the site's "Validation report" page and
+the per-page badges are rendered from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import harness
+
+VALIDATION_JSON = harness.REPO / "build" / "validation.json"
+RESULTS: dict[tuple[str, int], dict] = {}
+COLLECTED: set[tuple[str, int]] = set()
+
+
+def require_cuda() -> bool:
+    return os.environ.get("REQUIRE_CUDA", "") not in ("", "0")
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("docs", "executable docs")
+    group.addoption(
+        "--update-outputs",
+        action="store_true",
+        help="rewrite a page's expected-output fences with the output its blocks print",
+    )
+
+
+def pytest_configure(config):
+    for name, meaning in harness.MARKS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def pytest_sessionstart(session):
+    if require_cuda() and not cuda_available():
+        import torch
+
+        pytest.exit(
+            "REQUIRE_CUDA=1 but torch.cuda.is_available() is False "
+            f"(torch {torch.__version__}, CUDA build: {torch.version.cuda}). This run must "
+            "execute the CUDA-only blocks: run it on a machine with an NVIDIA GPU and a CUDA "
+            "build of torch, or unset REQUIRE_CUDA to skip them.",
+            returncode=3,
+        )
+
+
+def pytest_collect_file(file_path: Path, parent):
+    docs = harness.REPO / "docs"
+    if file_path.suffix == ".md" and any(
+        file_path.is_relative_to(docs / lang) for lang in harness.LANGUAGES
+    ):
+        return DocsPage.from_parent(parent, path=file_path)
+    return None
+
+
+class DocsPage(pytest.File):
+    """A Markdown page; its python and bash blocks are the items."""
+
+    def collect(self):
+        try:
+            blocks = harness.page_blocks(self.path)
+        except harness.DocsError as exc:
+            raise self.CollectError(str(exc)) from None
+        for block in blocks:
+            item = DocsBlock.from_parent(self, name=f"line {block.line}", block=block)
+            for mark in block.marks:
+                item.add_marker(mark)
+            yield item
+
+
+class DocsBlock(pytest.Item):
+    """One fenced block (with its continuations), run as the reader would run it."""
+
+    def __init__(self, *, block: harness.Block, **kwargs):
+        super().__init__(**kwargs)
+        self.block = block
+        COLLECTED.add((harness.rel(block.page), block.line))
+
+    def runtest(self):
+        block = self.block
+        if "cuda" in block.mark_names and not cuda_available():
+            self._check_without_cuda()
+            pytest.skip(f"{harness.MARKS['cuda']}; compiled and API-checked here")
+        if block.language == "python":
+            output = harness.run_python(block)
+        else:
+            output = harness.run_bash(block)
+        try:
+            harness.check_output(block, output)
+        except harness.BlockFailure:
+            if not self.config.getoption("update_outputs") or block.output_fence is None:
+                raise
+            harness.write_output(block, output)
+
+    def _check_without_cuda(self):
+        block = self.block
+        if block.language == "bash":
+            done = subprocess.run(["bash", "-n", "-c", block.code], capture_output=True, text=True)
+            if done.returncode:
+                raise harness.BlockFailure(f"{block.where}: bash syntax error\n{done.stderr}")
+            return
+        harness.compiled(block)
+        missing = harness.unresolved_torch_attributes(block)
+        if missing:
+            raise harness.BlockFailure(
+                f"{block.where}: CUDA-only block uses names that do not exist in torch "
+                f"{__import__('torch').__version__}:\n  " + "\n  ".join(missing)
+            )
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, (harness.BlockFailure, harness.DocsError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, self.block.line - 1, f"line {self.block.line}"
+
+
+def pytest_runtest_logreport(report):
+    key = _key(report.nodeid)
+    if key is None:
+        return
+    entry = RESULTS.setdefault(key, {"status": "passed", "seconds": 0.0})
+    entry["seconds"] = round(entry["seconds"] + report.duration, 3)
+    if report.failed:
+        entry["status"] = "failed"
+    elif report.skipped:
+        entry["status"] = "skipped"
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        entry["skip_reason"] = reason.removeprefix("Skipped: ")
+
+
+def _key(nodeid: str):
+    page, sep, name = nodeid.partition("::line ")
+    if not sep or not name.isdigit() or not page.startswith("docs/"):
+        return None
+    return page, int(name)
+
+
+def machine() -> dict:
+    import torch
+
+    info = {
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "accelerator": "cuda" if torch.cuda.is_available() else "cpu",
+    }
+    if torch.cuda.is_available():
+        info["cuda"] = torch.version.cuda
+        info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    return info
+
+
+def validation_data() -> dict:
+    """Census of every fence of every page and notebook, with this run's results."""
+    info = machine()
+    fences = []
+    for page in harness.pages():
+        for entry in harness.census(page):
+            row = entry.as_dict()
+            result = RESULTS.get((row["page"], row["line"]))
+            if result:
+                row.update(result)
+                ran = result["status"] in ("passed", "failed")
+                row["executed_on"] = info["accelerator"] if ran else None
+            fences.append(row)
+    for nb in harness.notebooks():
+        for n, _ in enumerate(harness.notebook_code_cells(nb), 1):
+            fences.append(
+                {
+                    "page": harness.rel(nb),
+                    "line": n,
+                    "language": "python",
+                    "kind": "notebook",
+                    "reason": "code cell executed by mkdocs-jupyter during the site build",
+                    "executed_on": info["accelerator"],
+                    "status": "build",
+                }
+            )
+    return {
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": info,
+        "fences": fences,
+    }
+
+
+def runnable_keys() -> set[tuple[str, int]]:
+    return {
+        (e.page, e.line)
+        for page in harness.pages()
+        for e in harness.census(page)
+        if e.kind in ("python", "bash", "cuda", "excused") and e.language in harness.EXECUTED
+    }
+
+
+def write_validation_json(path: Path = VALIDATION_JSON) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(validation_data(), ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
+
+
+def complete_run() -> bool:
+    """Did this run collect every runnable block of every page?"""
+    return bool(COLLECTED) and runnable_keys() <= COLLECTED
+
+
+def pytest_sessionfinish(session, exitstatus):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if complete_run():
+        try:
+            path = write_validation_json()
+            if reporter:
+                reporter.write_line(f"census with results written to {harness.rel(path)}")
+        except harness.DocsError:
+            pass  # the census test reports it
+    if require_cuda():
+        skipped = sorted(
+            f"{page}:{line}"
+            for (page, line), r in RESULTS.items()
+            if r["status"] == "skipped" and "CUDA" in r.get("skip_reason", "")
+        )
+        if skipped:
+            if reporter:
+                reporter.write_sep("=", "REQUIRE_CUDA=1: CUDA-only blocks were skipped", red=True)
+                for where in skipped:
+                    reporter.write_line(f"  {where}")
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
