@@ -18,6 +18,7 @@ Two upstream problems (ultrabug/mkdocs-static-i18n#198, see ../shared/TOOLCHAIN.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
@@ -92,3 +93,34 @@ def on_config(config):
         original = pre_build if name == "pre_build" else post_build
         events[name] = [replacement if m == original else m for m in events[name]]
     return config
+
+
+_HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)</h\1>', re.S)
+_ATTR = re.compile(r"\s*\{\s*#([\w-]+)\s*\}")
+
+
+def on_post_page(output: str, page, config) -> str:
+    """Stable anchors in notebooks, as on Markdown pages.
+
+    nbconvert ignores ``{ #anchor }`` on notebook headings (it prints it) and
+    gives Chinese headings ``id=""``. Use the explicit anchor, give an empty H1
+    the notebook's file name, and point the table of contents at the new ids.
+    """
+    if not isinstance(page.file, NotebookFile):
+        return output
+    renamed = {}
+    for level, old, inner in _HEADING.findall(output):
+        m = _ATTR.search(inner)
+        if m:
+            renamed[old] = m.group(1)
+        elif not old and level == "1":
+            renamed[old] = PurePosixPath(page.file.src_uri).stem
+    for old, new in renamed.items():
+        output = output.replace(f'id="{old}">', f'id="{new}">', 1)
+        if old:
+            output = output.replace(f'href="#{old}"', f'href="#{new}"')
+    ids = set(re.findall(r'id="([^"]+)"', output))
+    h1 = renamed.get("")
+    if h1:  # the TOC links the empty-id H1 as "#_1" (markdown's slug for it)
+        output = re.sub(r'href="#(_\d*)"', lambda m: m.group(0) if m.group(1) in ids else f'href="#{h1}"', output)
+    return _ATTR.sub("", output)

@@ -1,0 +1,64 @@
+"""The built site: strict build, links and anchors, notebooks, no external requests."""
+
+import http.server
+import json
+import threading
+import urllib.request
+from functools import partial
+
+import pytest
+
+from tests import harness, sitecheck
+
+
+def test_both_languages_are_built(built_site):
+    zh, en = built_site / "index.html", built_site / "en" / "index.html"
+    assert '<html lang="zh"' in zh.read_text(encoding="utf-8")
+    assert '<html lang="en"' in en.read_text(encoding="utf-8")
+
+
+def test_internal_links_and_anchors_resolve(built_site):
+    broken, _ = sitecheck.check_site(built_site)
+    assert not broken, "broken links in the built site:\n" + "\n".join(broken)
+
+
+def test_no_external_requests(built_site):
+    _, external = sitecheck.check_site(built_site)
+    assert not external, "the site would load from other hosts:\n" + "\n".join(external)
+
+
+@pytest.mark.parametrize("notebook", harness.notebooks(), ids=harness.rel)
+def test_notebook_pages_are_html_with_outputs(built_site, notebook):
+    lang, *parts = notebook.relative_to(harness.REPO / "docs").parts
+    url_dir = "/".join(parts)[: -len(".py")]
+    page = built_site / ("" if lang == "zh" else lang) / url_dir / "index.html"
+    html = page.read_text(encoding="utf-8")
+    assert html.lstrip().lower().startswith("<!doctype html>"), f"{page} is not HTML (raw notebook?)"
+    assert "jp-OutputArea-output" in html, f"{page} shows no executed cell output"
+
+
+def test_search_index_covers_both_languages_and_notebooks(built_site):
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    locations = {d["location"] for d in index["docs"]}
+    for notebook in harness.notebooks():
+        lang, *parts = notebook.relative_to(harness.REPO / "docs").parts
+        loc = ("" if lang == "zh" else f"{lang}/") + "/".join(parts)[: -len(".py")] + "/"
+        assert loc in locations, f"notebook {harness.rel(notebook)} is missing from search"
+    assert any(loc.startswith("en/") for loc in locations)
+    # jieba segments Chinese text into words joined by U+200B
+    assert any("\u200b" in d["text"] for d in index["docs"] if not d["location"].startswith("en/"))
+
+
+def test_served_site_answers_both_languages(built_site):
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        for path in ("/", "/en/", "/getting-started/", "/en/getting-started/"):
+            url = f"http://127.0.0.1:{server.server_port}{path}"
+            with urllib.request.urlopen(url, timeout=10) as response:
+                assert response.status == 200, url
+    finally:
+        server.shutdown()
