@@ -84,7 +84,8 @@ class Fence:
 
     @property
     def language(self) -> str:
-        return self.info.strip()
+        # exactly what pytest-codeblocks compares: "``` python" is not "python"
+        return self.info.rstrip()
 
     @property
     def marks(self) -> list[str]:
@@ -222,11 +223,11 @@ def census(page: Path) -> list[CensusEntry]:
         elif f.ticks[0] == "`" and f.language in DISPLAY:
             e.kind = "display"
         else:
-            word = f.language.split()[0] if f.language else ""
+            word = f.language.split()[0] if f.language.strip() else ""
             hint = {
                 "py": "write ```python",
-                "python": "put nothing after ```python on the fence line (titles and "
-                "attributes make pytest-codeblocks skip the block)",
+                "python": "write exactly ```python: nothing before or after the language "
+                "(titles, attributes and spaces make pytest-codeblocks skip the block)",
                 "sh": "write ```bash",
                 "": "give the fence a language: ```python, ```bash, or ```text for output",
             }.get(word, f"use ```python or ```bash, or ```text to show output ({sorted(DISPLAY)})")
@@ -565,7 +566,7 @@ def write_output(block: Block, actual: str) -> None:
 
 
 def unresolved_torch_attributes(block: Block) -> list[str]:
-    """``torch.…`` attribute paths in a block that the installed torch lacks.
+    """``torch.…`` attribute paths in a block that the installed torch lacks (or deprecates).
 
     Catches ``torch.cuda.event`` or ``torch.cuda.amp.autocast`` in CUDA-only
     blocks on a machine where those blocks cannot run. Aliases from
@@ -582,6 +583,15 @@ def unresolved_torch_attributes(block: Block) -> list[str]:
             for a in node.names:
                 aliases[a.asname or a.name] = f"{node.module}.{a.name}"
     missing = []
+    deprecated = {
+        "torch.cuda.amp.autocast": "torch.amp.autocast('cuda')",
+        "torch.cuda.amp.GradScaler": "torch.amp.GradScaler('cuda')",
+        "torch.cuda.amp.custom_fwd": "torch.amp.custom_fwd(device_type='cuda')",
+        "torch.cuda.amp.custom_bwd": "torch.amp.custom_bwd(device_type='cuda')",
+        "torch.nn.utils.clip_grad_norm": "torch.nn.utils.clip_grad_norm_",
+        "torch.cuda.FloatTensor": "torch.tensor(..., device='cuda')",
+        "torch.autograd.Variable": "a plain tensor",
+    }
 
     def chain(node):
         parts = []
@@ -599,6 +609,11 @@ def unresolved_torch_attributes(block: Block) -> list[str]:
             if not path or tuple(path) in seen:
                 continue
             seen.add(tuple(path))
+            dotted = ".".join(path)
+            if dotted in deprecated:
+                p, n = block.line_map[node.lineno - 1]
+                missing.append(f"{p}:{n}: {dotted} is deprecated: use {deprecated[dotted]}")
+                continue
             obj = importlib.import_module(path[0])
             for i, part in enumerate(path[1:], 1):
                 if hasattr(obj, part):

@@ -1,0 +1,218 @@
+"""Tests of the harness itself, on temporary pages with planted defects.
+
+Each defect must fail with a message that names the file and line and says
+what to do: a fence the harness would skip, a page without its twin, a broken
+anchor, a wrong expected output, and the rest of what a contributor gets wrong.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests import harness, sitecheck
+from tests.conftest import build_site
+from tests.test_parity import parity_problems, twins
+
+FENCE = "`" * 3
+
+
+def page(tmp_path, text, name="page.md"):
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).replace("'''", FENCE), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "fence",
+    ["'''py", "'''python title=\"x.py\"", "~~~python", "''' python", "'''pycon", "'''"],
+)
+def test_census_reports_fences_that_would_be_skipped(tmp_path, fence):
+    close = "~~~" if fence.startswith("~") else "'''"
+    p = page(tmp_path, f"# T\n\ntext\n\n{fence}\nprint(1)\n{close}\n")
+    problems = [e.problem for e in harness.census(p) if e.problem]
+    assert len(problems) == 1
+    assert f"{p}:5:" in problems[0] and "silently ignored" in problems[0]
+
+
+def test_an_excused_fence_is_counted_with_its_reason(tmp_path):
+    p = page(tmp_path, """\
+        <!--pytest.mark.skip(reason="Windows only")-->
+        '''powershell
+        py -m pip install torch
+        '''
+        """)
+    (entry,) = harness.census(p)
+    assert (entry.kind, entry.reason, entry.problem) == ("excused", "Windows only", "")
+
+
+def test_excuse_needs_a_reason_and_marks_must_be_known(tmp_path):
+    p = page(tmp_path, "<!--pytest.mark.skip-->\n'''python\nx = 1\n'''\n")
+    with pytest.raises(harness.DocsError, match=rf"{p}:2: an excused block needs a reason"):
+        harness.page_blocks(p)
+    p = page(tmp_path, "<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n")
+    with pytest.raises(harness.DocsError, match=rf"{p}:2: unknown mark .*pytest.mark.cuda"):
+        harness.page_blocks(p)
+
+
+def test_a_missing_snippet_names_the_page_line(tmp_path):
+    p = page(tmp_path, "# T\n\n'''python\n--8<-- \"snippets/nope/missing.py\"\n'''\n")
+    with pytest.raises(harness.DocsError, match=rf"{p}:4: .*missing\.py"):
+        harness.page_blocks(p)
+
+
+def test_a_page_without_its_twin_is_named(tmp_path):
+    page(tmp_path, "# A { #a }\n", "zh/guide/a.md")
+    page(tmp_path, "# A { #a }\n", "en/guide/a.md")
+    page(tmp_path, "# 只有中文 { #only }\n", "zh/guide/only.md")
+    pairs, missing = twins(tmp_path)
+    assert len(pairs) == 1
+    assert missing == [
+        f"{tmp_path / 'zh/guide/only.md'}:1: has no twin docs/en/guide/only.md: "
+        "write the page in both languages (same code, translated prose)"
+    ]
+
+
+def test_twins_with_different_code_or_anchors_are_reported(tmp_path):
+    zh = page(tmp_path, "# 标题 { #title }\n\n'''python\nx = 1\n'''\n", "zh/p.md")
+    en = page(tmp_path, "# Title { #heading }\n\n'''python\nx = 2\n'''\n", "en/p.md")
+    problems = "\n".join(parity_problems(zh, en))
+    assert f"{zh}:3 differs from {en}:3" in problems
+    assert "#title" in problems and "{ #english-anchor }" in problems
+
+
+def test_a_wrong_expected_output_fails_with_both_outputs(tmp_path):
+    p = page(tmp_path, """\
+        # T
+
+        '''python
+        print("actual")
+        '''
+
+        <!--pytest-codeblocks:expected-output-->
+        '''text
+        expected
+        '''
+        """)
+    (block,) = harness.page_blocks(p)
+    with pytest.raises(harness.BlockFailure) as failure:
+        harness.check_output(block, harness.run_python(block))
+    message = str(failure.value)
+    assert message.startswith(f"{p}:3: printed output differs from the expected output at {p}:8")
+    assert "-expected" in message and "+actual" in message and "--update-outputs" in message
+
+
+def test_update_outputs_rewrites_the_fence(tmp_path):
+    p = page(tmp_path, "'''python\nprint(6 * 7)\n'''\n\n<!--pytest-codeblocks:expected-output-->\n'''text\n0\n'''\n")
+    (block,) = harness.page_blocks(p)
+    harness.write_output(block, harness.run_python(block))
+    (block,) = harness.page_blocks(p)
+    assert block.expected_output == "42\n"
+
+
+def test_tracebacks_point_at_page_lines(tmp_path):
+    p = page(tmp_path, "# T\n\n'''python\nx = 1\ny = x / 0\n'''\n")
+    (block,) = harness.page_blocks(p)
+    with pytest.raises(harness.BlockFailure) as failure:
+        harness.run_python(block)
+    assert f"{p}:5  y = x / 0" in str(failure.value)
+    assert "ZeroDivisionError" in str(failure.value)
+
+
+def test_continued_blocks_keep_their_page_lines(tmp_path):
+    p = page(tmp_path, "'''python\nx = 1\n'''\n\ntext\n\n<!--pytest-codeblocks:cont-->\n'''python\nassert x == 2\n'''\n")
+    (block,) = harness.page_blocks(p)
+    assert block.line_map == [(str(p), 2), (str(p), 9)]
+    with pytest.raises(harness.BlockFailure, match=rf"{p}:9  assert x == 2"):
+        harness.run_python(block)
+
+
+def test_blocks_run_as_main_with_global_state_reset(tmp_path):
+    p = page(tmp_path, """\
+        '''python
+        import torch
+        assert __name__ == "__main__"
+        torch.set_default_dtype(torch.float64)
+        torch.set_grad_enabled(False)
+        torch.manual_seed(123)
+        '''
+
+        '''python
+        import torch
+        assert torch.get_default_dtype() == torch.float32
+        assert torch.is_grad_enabled()
+        assert torch.initial_seed() == 0
+        '''
+        """)
+    for block in harness.page_blocks(p):
+        harness.run_python(block)
+
+
+def test_deprecation_warnings_fail_a_block(tmp_path):
+    p = page(tmp_path, "'''python\nimport warnings\nwarnings.warn('old', DeprecationWarning)\n'''\n")
+    (block,) = harness.page_blocks(p)
+    with pytest.raises(harness.BlockFailure, match="DeprecationWarning: old"):
+        harness.run_python(block)
+
+
+def test_cuda_blocks_are_api_checked(tmp_path):
+    p = page(tmp_path, """\
+        <!--pytest.mark.cuda-->
+        '''python
+        import torch
+        from torch import nn
+        start = torch.cuda.event(enable_timing=True)
+        scaler = torch.cuda.amp.GradScaler()
+        ok = torch.cuda.Event(enable_timing=True)
+        layer = nn.Linearr(2, 2)
+        '''
+        """)
+    (block,) = harness.page_blocks(p)
+    assert block.mark_names == {"cuda"}
+    assert harness.unresolved_torch_attributes(block) == [
+        f"{p}:5: torch.cuda.event does not exist in torch",
+        f"{p}:6: torch.cuda.amp.GradScaler is deprecated: use torch.amp.GradScaler('cuda')",
+        f"{p}:8: torch.nn.Linearr does not exist in torch",
+    ]
+
+
+def test_bash_blocks_fail_on_the_first_error(tmp_path):
+    p = page(tmp_path, "'''bash\nfalse\necho never\n'''\n")
+    (block,) = harness.page_blocks(p)
+    with pytest.raises(harness.BlockFailure, match=rf"{p}:1: bash block exited with status 1"):
+        harness.run_bash(block)
+
+
+def test_broken_anchor_in_built_html_is_named(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text('<h1 id="top">A</h1>\n<a href="../b/#nope">b</a>\n')
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "index.html").write_text('<h1 id="top">B</h1>\n<script src="https://cdn.example/x.js"></script>\n')
+    broken, external = sitecheck.check_site(tmp_path)
+    assert broken == ['a/index.html:2: <a href="../b/#nope">: no id="nope" in b/index.html']
+    assert external == ["b/index.html:2: <script> loads https://cdn.example/x.js"]
+
+
+def test_broken_anchor_fails_the_strict_build(tmp_path):
+    page(tmp_path, "# A\n\n[to b](b.md#nope)\n", "docs/index.md")
+    page(tmp_path, "# B\n", "docs/b.md")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nstrict: true\ntheme: {name: material, font: false}\n"
+        "plugins: []\nvalidation: {anchors: warn}\n"
+    )
+    done = build_site(tmp_path / "mkdocs.yml", tmp_path / "site", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "index.md" in done.stderr and "'#nope'" in done.stderr
+
+
+def test_require_cuda_without_cuda_fails_fast():
+    env = dict(os.environ, REQUIRE_CUDA="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "docs/en/index.md"],
+        cwd=harness.REPO, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 3
+    assert "REQUIRE_CUDA=1 but torch.cuda.is_available() is False" in done.stdout + done.stderr
