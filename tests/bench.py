@@ -1,0 +1,73 @@
+"""``make bench``: build and test timings, executed blocks, slowest blocks, site size.
+
+Not a test: it prints numbers to compare with the budgets in the README
+(warm build ≤ 10 s, cold build ≤ 30 s, ``make test`` ≤ 60 s, harness overhead
+≤ 1.5 × (blocks' own time + one torch import)).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+
+from tests import harness
+
+REPO = harness.REPO
+PY = sys.executable
+
+
+def timed(cmd: list[str], **kwargs) -> tuple[float, subprocess.CompletedProcess]:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, **kwargs)
+    return time.perf_counter() - start, done
+
+
+def size(path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def main() -> int:
+    env = {"NO_MKDOCS_2_WARNING": "1"}
+    import os
+
+    env = dict(os.environ, **env)
+    shutil.rmtree(REPO / ".cache" / "mkdocs-jupyter", ignore_errors=True)
+    build = [PY, "-m", "mkdocs", "build", "--strict", "-q"]
+    cold, done = timed(build, env=env)
+    if done.returncode:
+        print(done.stderr)
+        return 1
+    warm, _ = timed(build, env=env)
+    test, done = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"], env=env)
+    tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    docs_only, _ = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "docs"], env=env)
+    torch_import, _ = timed([PY, "-c", "import torch"])
+
+    data = json.loads((REPO / "build" / "validation.json").read_text(encoding="utf-8"))
+    ran = [f for f in data["fences"] if f.get("status") in ("passed", "failed")]
+    block_seconds = sum(f.get("seconds", 0) for f in ran)
+    slowest = sorted(ran, key=lambda f: f.get("seconds", 0), reverse=True)[:5]
+    site = REPO / "build" / "site"
+    index = site / "search" / "search_index.json"
+
+    print(f"cold build (no notebook cache)  {cold:6.1f} s   budget 30 s")
+    print(f"warm build                      {warm:6.1f} s   budget 10 s")
+    print(f"make test (pytest, full)        {test:6.1f} s   budget 60 s   [{tail}]")
+    print(f"executed blocks                 {len(ran):6d}     (+ notebook cells run by the build)")
+    print(f"blocks' own run time            {block_seconds:6.1f} s")
+    print(f"one torch import                {torch_import:6.1f} s")
+    budget = 1.5 * (block_seconds + torch_import)
+    print(f"pytest on docs/ only            {docs_only:6.1f} s   budget {budget:.1f} s (1.5 × blocks + import)")
+    print("slowest blocks:")
+    for f in slowest:
+        print(f"  {f['seconds']:6.2f} s  {f['page']}:{f['line']}")
+    print(f"site size                       {size(site) / 1e6:6.1f} MB ({sum(1 for _ in site.rglob('*.html'))} HTML pages)")
+    print(f"search index                    {index.stat().st_size / 1e3:6.0f} kB")
+    return 0 if done.returncode == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
