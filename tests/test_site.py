@@ -37,16 +37,31 @@ def test_notebook_pages_are_html_with_outputs(built_site, notebook):
     assert "jp-OutputArea-output" in html, f"{page} shows no executed cell output"
 
 
-def test_search_index_covers_both_languages_and_notebooks(built_site):
-    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    locations = {d["location"] for d in index["docs"]}
+def search_docs(site, lang):
+    root = site if lang == "zh" else site / lang
+    return json.loads((root / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+
+
+@pytest.mark.parametrize("lang", harness.LANGUAGES)
+def test_each_language_has_its_own_search_index(built_site, lang):
+    """English readers search English pages only, Chinese readers Chinese pages."""
+    docs = search_docs(built_site, lang)
+    locations = {d["location"] for d in docs}
+    assert not any(loc.startswith(tuple(f"{other}/" for other in harness.LANGUAGES)) for loc in locations)
+    pages = [p for p in harness.pages() if p.relative_to(harness.REPO / "docs").parts[0] == lang]
+    assert len({loc.split("#")[0] for loc in locations}) >= len(pages)
     for notebook in harness.notebooks():
-        lang, *parts = notebook.relative_to(harness.REPO / "docs").parts
-        loc = ("" if lang == "zh" else f"{lang}/") + "/".join(parts)[: -len(".py")] + "/"
-        assert loc in locations, f"notebook {harness.rel(notebook)} is missing from search"
-    assert any(loc.startswith("en/") for loc in locations)
-    # jieba segments Chinese text into words joined by U+200B
-    assert any("\u200b" in d["text"] for d in index["docs"] if not d["location"].startswith("en/"))
+        nb_lang, *parts = notebook.relative_to(harness.REPO / "docs").parts
+        if nb_lang == lang:
+            loc = "/".join(parts)[: -len(".py")] + "/"
+            assert loc in locations, f"notebook {harness.rel(notebook)} is missing from search"
+    if lang == "zh":  # jieba segments Chinese text into words joined by U+200B
+        assert any("\u200b" in d["text"] for d in docs)
+
+
+def test_english_pages_search_their_own_index(built_site):
+    html = (built_site / "en" / "getting-started" / "index.html").read_text(encoding="utf-8")
+    assert '"base": "../../en"' in html
 
 
 def test_served_site_answers_both_languages(built_site):
