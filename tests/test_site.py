@@ -65,8 +65,9 @@ def test_english_pages_search_their_own_index(built_site):
 
 
 def test_served_site_answers_both_languages(built_site):
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site))
-    handler.log_message = lambda *a: None
+    from tests.test_browser import QuietHandler
+
+    handler = partial(QuietHandler, directory=str(built_site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

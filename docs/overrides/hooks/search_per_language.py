@@ -6,12 +6,17 @@ last language is built we split the index: Chinese (default) entries stay at
 ``/search/``, English ones move to ``/en/search/``, and English pages get their
 language root as ``base`` in Material's ``__config`` -- the search worker loads
 ``<base>/search/search_index.json``.
+
+Material also fetches ``sitemap.xml`` under every language root it is linked
+to (``<link rel="alternate">``); static-i18n writes only the root one, so each
+other language root gets a copy (it lists the pages of all languages).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
@@ -62,3 +67,7 @@ def on_post_build(config) -> None:
         target.write_text(json.dumps(dict(index, docs=mine), ensure_ascii=False), encoding="utf-8")
     index["docs"] = [d for d in docs if not d["location"].startswith(tuple(f"{lang}/" for lang in others))]
     root.write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
+    sitemap = Path(config.site_dir) / "sitemap.xml"
+    for lang in others:
+        if sitemap.exists():
+            shutil.copyfile(sitemap, Path(config.site_dir) / lang / "sitemap.xml")

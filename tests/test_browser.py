@@ -1,0 +1,149 @@
+"""The site in a real browser (Playwright driving Debian's Chromium).
+
+Every request made while loading and searching pages is recorded: all of them
+must go to the local server. Screenshots land in build/artifacts/screenshots/.
+Install Chromium with `.ci/apt-packages`; without it these tests are skipped
+locally with that reason and fail in CI (CI=true).
+"""
+
+import http.server
+import os
+import shutil
+import threading
+import time
+from functools import partial
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests import harness
+
+CHROMIUM = os.environ.get("PLAYWRIGHT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = harness.REPO / "build" / "artifacts"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+# (site language, query, page expected among the first three results)
+SEARCHES = [
+    ("zh", "设备", "getting-started/"),
+    ("zh", "accelerator", "getting-started/"),
+    ("zh", "验证报告", "validation/"),
+    ("en", "accelerator", "getting-started/"),
+    ("en", "device tour", "getting-started/device-tour/"),
+    ("en", "validation report", "validation/"),
+]
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(built_site):
+    handler = partial(QuietHandler, directory=str(built_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        message = f"Chromium not found at {CHROMIUM}: run `sudo bash .ci/apt-packages`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page = context.new_page()
+    page.requests = []
+    page.on("request", lambda r: page.requests.append(r.url))
+    yield page
+    outside = [u for u in page.requests if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
+    context.close()
+    assert not outside, "requests to other hosts:\n" + "\n".join(outside)
+
+
+@pytest.mark.parametrize("path,lang,title", [("/", "zh", "PyTorch 设备指南"), ("/en/", "en", "PyTorch Device Guide")])
+def test_home_page_renders(page, server, path, lang, title):
+    page.goto(server + path)
+    assert page.locator("html").get_attribute("lang") == lang
+    assert page.locator("article h1").inner_text().rstrip("¶").strip() == title
+    (ARTIFACTS / "screenshots").mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "screenshots" / f"home-{lang}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("start,target", [
+    ("/getting-started/#verify", "/en/getting-started/#verify"),
+    ("/en/getting-started/device-tour/#move-a-module", "/getting-started/device-tour/#move-a-module"),
+])
+def test_language_switcher_keeps_page_and_anchor(page, server, start, target):
+    page.goto(server + start)
+    lang = "en" if target.startswith("/en/") else "zh"
+    page.locator(f"a.md-select__link[hreflang={lang}]").first.evaluate("a => a.click()")
+    page.wait_for_url(server + target)
+    assert page.locator(f"[id='{target.split('#')[1]}']").count() == 1
+
+
+def search(page, server, lang, query):
+    page.goto(server + ("/" if lang == "zh" else "/en/"))
+    page.locator("label.md-header__button[for=__search]").click()
+    box = page.locator("input.md-search__input")
+    started = time.perf_counter()
+    box.fill(query)
+    box.press("End")
+    page.locator(".md-search-result__item").first.wait_for(timeout=10_000)
+    elapsed = time.perf_counter() - started
+    hrefs = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
+    return hrefs, elapsed
+
+
+@pytest.mark.parametrize("lang,query,expected", SEARCHES)
+def test_search_finds_the_right_page(page, server, lang, query, expected, record_property):
+    hrefs, elapsed = search(page, server, lang, query)
+    record_property("search_seconds", round(elapsed, 3))
+    root = server + ("/" if lang == "zh" else "/en/")
+    top = [h.split("#")[0].removeprefix(root) for h in hrefs[:3]]
+    assert expected in top, f"{lang} search for {query!r}: top three were {top}"
+    assert all(h.startswith(root) and not h.startswith(server + "/en/") or lang == "en" for h in hrefs)
+
+
+def test_code_copy_button_copies_the_exact_code(page, server):
+    page.goto(server + "/en/getting-started/")
+    block = page.locator("div.highlight").filter(has_text="torch.accelerator.current_accelerator()").first
+    code = block.locator("code").inner_text()
+    block.hover()
+    block.locator("button.md-clipboard").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == code.strip()
+    assert "accelerator = torch.accelerator.current_accelerator()" in copied
+
+
+def test_content_tabs_switch(page, server):
+    page.goto(server + "/getting-started/")
+    tabs = page.locator(".tabbed-set").first
+    second = tabs.locator(".tabbed-labels label").nth(1)
+    second.click()
+    assert tabs.locator(".tabbed-block").nth(1).is_visible()
+    assert "whl/cpu" in tabs.locator(".tabbed-block").nth(1).inner_text()
+
+
+def test_notebook_page_shows_outputs(page, server):
+    page.goto(server + "/en/getting-started/device-tour/")
+    outputs = page.locator(".jp-OutputArea-output")
+    assert outputs.count() >= 6
+    assert "running on:" in outputs.first.inner_text()
