@@ -61,7 +61,7 @@ def test_each_language_has_its_own_search_index(built_site, lang):
 
 def test_english_pages_search_their_own_index(built_site):
     html = (built_site / "en" / "getting-started" / "index.html").read_text(encoding="utf-8")
-    assert '"base": "../../en"' in html
+    assert '"base": "../../en/"' in html
 
 
 def test_served_site_answers_both_languages(built_site):

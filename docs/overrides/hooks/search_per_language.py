@@ -44,7 +44,7 @@ def on_post_page(output: str, page, config) -> str:
     if start < 0:
         return output
     end = output.find("</script>", start)
-    patched = _BASE.sub(lambda m: f"{m.group(1)}{m.group(2).rstrip('/') or '.'}/{lang}{m.group(3)}", output[start:end], count=1)
+    patched = _BASE.sub(lambda m: f"{m.group(1)}{m.group(2).rstrip('/') or '.'}/{lang}/{m.group(3)}", output[start:end], count=1)
     return output[:start] + patched + output[end:]
 
 
