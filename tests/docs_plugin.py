@@ -30,6 +30,7 @@ import pytest
 from tests import harness
 
 VALIDATION_JSON = harness.REPO / "build" / "validation.json"
+OUTPUTS = harness.REPO / "build" / "artifacts" / "outputs"
 RESULTS: dict[tuple[str, int], dict] = {}
 COLLECTED: set[tuple[str, int]] = set()
 
@@ -112,6 +113,7 @@ class DocsBlock(pytest.Item):
             output = harness.run_python(block)
         else:
             output = harness.run_bash(block)
+        save_output(block, output)
         try:
             harness.check_output(block, output)
         except harness.BlockFailure:
@@ -141,6 +143,15 @@ class DocsBlock(pytest.Item):
 
     def reportinfo(self):
         return self.path, self.block.line - 1, f"line {self.block.line}"
+
+
+def save_output(block: harness.Block, output: str) -> None:
+    """Keep what a block printed: the GPU workflow uploads these (e.g. bandwidths)."""
+    if not output:
+        return
+    name = f"{harness.rel(block.page).replace('/', '__')}__{block.line}.txt"
+    OUTPUTS.mkdir(parents=True, exist_ok=True)
+    (OUTPUTS / name).write_text(output, encoding="utf-8")
 
 
 def pytest_runtest_logreport(report):
