@@ -108,7 +108,11 @@ class DocsBlock(pytest.Item):
         block = self.block
         if "cuda" in block.mark_names and not cuda_available():
             self._check_without_cuda()
-            pytest.skip(f"{harness.MARKS['cuda']}; compiled and API-checked here")
+            # reported at the page line, like a skip mark
+            raise pytest.skip.Exception(
+                f"{harness.MARKS['cuda']}; compiled and API-checked here",
+                _use_item_location=True,
+            )
         if block.language == "python":
             output = harness.run_python(block)
         else:
