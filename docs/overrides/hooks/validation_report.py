@@ -1,13 +1,18 @@
-"""Render the census (``build/validation.json``) into the "Validation report" page.
+"""Render the census (``build/validation.json``) into the site.
 
-``make test`` writes the census with each block's result. Without it (a fresh
-``make serve``) the page shows the census of the sources alone and says that no
-test run has been recorded yet.
+``make test`` writes the census with each block's result. This hook renders it
+into the "Validation report" page and puts a line under each page's title:
+which torch validated how many of its blocks on CPU, whether CUDA did
+(``build/gpu/validation.json``, the GPU workflow's census, when present), and
+the date of the page's last change in git. Without a recorded run (a fresh
+``make serve``) the report shows the census of the sources alone.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path, PurePosixPath
@@ -27,6 +32,10 @@ TEXT = {
         "failed": "✗ {n} 个失败",
         "not_run": "未运行",
         "gpu": "GPU 工作流",
+        "badge": "本页 {n} 个代码块已用 torch {torch} 在 CPU 上验证 {cpu}",
+        "badge_cuda": "CUDA {cuda}",
+        "pending": "待验证",
+        "changed": "最后修改 {date}",
     },
     "en": {
         "none": "No test run has been recorded yet: the table counts the sources only. Run `make test` and build again to see each block's result.",
@@ -39,6 +48,10 @@ TEXT = {
         "failed": "✗ {n} failed",
         "not_run": "not run",
         "gpu": "GPU workflow",
+        "badge": "{n} blocks on this page validated with torch {torch} on CPU {cpu}",
+        "badge_cuda": "CUDA {cuda}",
+        "pending": "pending",
+        "changed": "last changed {date}",
     },
 }
 
@@ -109,6 +122,74 @@ def render(lang: str) -> str:
             page = PurePosixPath(f["page"])
             lines.append(f"- `{PurePosixPath(*page.parts[2:])}:{f['line']}` ({f['language']}): {f['reason']}")
     return "\n".join(lines)
+
+
+def load_gpu() -> dict | None:
+    path = REPO / "build" / "gpu" / "validation.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def page_status(data: dict, src: str) -> tuple[int, int, int]:
+    """(blocks that ran, blocks that failed, CUDA-only blocks) of one page."""
+    ran = failed = cuda = 0
+    for f in data["fences"]:
+        if f["page"] != src:
+            continue
+        cuda += f["kind"] == "cuda"
+        ran += f.get("status") in ("passed", "failed", "build")
+        failed += f.get("status") == "failed"
+    return ran, failed, cuda
+
+
+def last_changed(src: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "log", "-1", "--format=%cs", "--", src],
+            cwd=REPO, capture_output=True, text=True, timeout=10,
+        )
+    except OSError:
+        return None
+    return done.stdout.strip() or None
+
+
+def badge(lang: str, src: str) -> str | None:
+    t = TEXT[lang]
+    data, recorded = load()
+    if not recorded:
+        return None
+    ran, failed, cuda = page_status(data, src)
+    if not ran:
+        return None
+    parts = [
+        t["badge"].format(
+            n=ran,
+            torch=data["machine"]["torch"].split("+")[0],
+            cpu='<span class="failed">✗</span>' if failed else '<span class="ok">✓</span>',
+        )
+    ]
+    if cuda:
+        gpu = load_gpu()
+        if gpu and data["machine"]["accelerator"] != "cuda":
+            g_ran, g_failed, _ = page_status(gpu, src)
+            mark = '<span class="failed">✗</span>' if g_failed or not g_ran else '<span class="ok">✓</span>'
+        elif data["machine"]["accelerator"] == "cuda":
+            mark = '<span class="ok">✓</span>' if not failed else '<span class="failed">✗</span>'
+        else:
+            mark = t["pending"]
+        parts.append(t["badge_cuda"].format(cuda=mark))
+    date = last_changed(src)
+    if date:
+        parts.append(t["changed"].format(date=date))
+    return '<p class="validation-badge">' + " · ".join(parts) + "</p>"
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    lang = "en" if page.file.src_uri.startswith("en/") else "zh"
+    line = badge(lang, f"docs/{page.file.src_uri}")
+    if not line:
+        return html
+    end = re.search(r"</h1>", html)
+    return html[: end.end()] + line + html[end.end() :] if end else line + html
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
