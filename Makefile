@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup serve build test bench lint clean
+.PHONY: setup serve build offline test bench lint clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,17 @@ serve: setup
 
 build: setup
 	$(PY) -m mkdocs build --strict
+
+# A copy of the site that works from a folder (file://), zipped for download.
+SHIM := build/vendor/iframe-worker/shim/index.js
+$(SHIM):
+	mkdir -p build/vendor && cd build/vendor && npm pack --silent iframe-worker@1.0.4 >/dev/null
+	mkdir -p build/vendor/iframe-worker && tar -xzf build/vendor/iframe-worker-1.0.4.tgz -C build/vendor/iframe-worker --strip-components=1
+
+offline: setup $(SHIM)
+	OFFLINE=true IFRAME_WORKER_SHIM=$(SHIM) $(PY) -m mkdocs build --strict -d build/offline
+	mkdir -p build/artifacts && rm -f build/artifacts/pytorch-device-guide-offline.zip
+	cd build && $(CURDIR)/$(PY) -m zipfile -c artifacts/pytorch-device-guide-offline.zip offline/
 
 test: setup
 	$(PY) -m pytest

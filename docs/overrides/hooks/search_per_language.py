@@ -48,6 +48,13 @@ def on_post_page(output: str, page, config) -> str:
     return output[:start] + patched + output[end:]
 
 
+def _write(path: Path, index: dict, inline: bool) -> None:
+    data = json.dumps(index, ensure_ascii=False)
+    path.write_text(data, encoding="utf-8")
+    if inline:  # the offline build reads the index from a script (search_index.js)
+        path.with_suffix(".js").write_text(f"var __index = {data}", encoding="utf-8")
+
+
 @event_priority(-200)  # after static-i18n has built every language and merged the index
 def on_post_build(config) -> None:
     i18n = _i18n(config)
@@ -57,6 +64,7 @@ def on_post_build(config) -> None:
     if not root.exists():
         return
     index = json.loads(root.read_text(encoding="utf-8"))
+    inline = root.with_suffix(".js").exists()
     others = [lang for lang in i18n.build_languages if lang != i18n.default_language]
     docs = index["docs"]
     for lang in others:
@@ -64,9 +72,9 @@ def on_post_build(config) -> None:
         mine = [dict(d, location=d["location"][len(prefix):]) for d in docs if d["location"].startswith(prefix)]
         target = Path(config.site_dir) / lang / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(dict(index, docs=mine), ensure_ascii=False), encoding="utf-8")
+        _write(target, dict(index, docs=mine), inline)
     index["docs"] = [d for d in docs if not d["location"].startswith(tuple(f"{lang}/" for lang in others))]
-    root.write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
+    _write(root, index, inline)
     sitemap = Path(config.site_dir) / "sitemap.xml"
     for lang in others:
         if sitemap.exists():

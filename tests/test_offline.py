@@ -1,0 +1,57 @@
+"""The offline build (`make offline`): the site opened from a folder, no server.
+
+Pages, the language switcher and search must work over file://, and nothing
+may be requested from anywhere else.
+"""
+
+import subprocess
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests import harness
+from tests.test_browser import browser  # noqa: F401 - shared fixture
+
+OFFLINE = harness.REPO / "build" / "offline"
+
+
+@pytest.fixture(scope="session")
+def offline_site(built_site):
+    done = subprocess.run(["make", "offline"], cwd=harness.REPO, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert (harness.REPO / "build" / "artifacts" / "pytorch-device-guide-offline.zip").exists()
+    return OFFLINE
+
+
+@pytest.fixture
+def file_page(browser, offline_site):  # noqa: F811
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    yield page
+    context.close()
+    outside = [u for u in requests if urlsplit(u).scheme not in ("file", "data", "blob", "about")]
+    assert not outside, "the offline site requested:\n" + "\n".join(outside)
+
+
+def test_offline_pages_and_language_switcher(file_page, offline_site):
+    file_page.goto((offline_site / "getting-started" / "index.html").as_uri() + "#verify")
+    assert "快速开始" in file_page.locator("article h1").inner_text()
+    file_page.locator("a.md-select__link[hreflang=en]").first.evaluate("a => a.click()")
+    file_page.wait_for_url((offline_site / "en" / "getting-started" / "index.html").as_uri() + "#verify")
+    assert "Getting started" in file_page.locator("article h1").inner_text()
+
+
+@pytest.mark.parametrize("lang,query,expected", [("zh", "锁页内存", "async/pinned-memory.html"), ("en", "pinned memory", "async/pinned-memory.html")])
+def test_offline_search(file_page, offline_site, lang, query, expected):
+    root = offline_site if lang == "zh" else offline_site / lang
+    file_page.goto((root / "index.html").as_uri())
+    box = file_page.locator("input.md-search__input")
+    box.click()
+    box.fill(query)
+    box.press("End")
+    file_page.locator(".md-search-result__item").first.wait_for(timeout=10_000)
+    hrefs = file_page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
+    top = [h.split("#")[0].split("?")[0].removeprefix(root.as_uri() + "/") for h in hrefs[:3]]
+    assert expected in top, f"offline {lang} search for {query!r}: top three were {top}"
