@@ -33,6 +33,7 @@ VALIDATION_JSON = harness.REPO / "build" / "validation.json"
 OUTPUTS = harness.REPO / "build" / "artifacts" / "outputs"
 RESULTS: dict[tuple[str, int], dict] = {}
 COLLECTED: set[tuple[str, int]] = set()
+PENDING_OUTPUTS: list[tuple[harness.Block, str]] = []
 
 
 def require_cuda() -> bool:
@@ -123,7 +124,7 @@ class DocsBlock(pytest.Item):
         except harness.BlockFailure:
             if not self.config.getoption("update_outputs") or block.output_fence is None:
                 raise
-            harness.write_output(block, output)
+            PENDING_OUTPUTS.append((block, output))  # written at the end, bottom-up
 
     def _check_without_cuda(self):
         block = self.block
@@ -248,6 +249,12 @@ def complete_run() -> bool:
 
 def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    # --update-outputs: rewrite from the bottom of each page up, so that a
+    # longer or shorter output does not shift the fences still to be written
+    for block, output in sorted(PENDING_OUTPUTS, key=lambda p: (str(p[0].page), -p[0].line)):
+        harness.write_output(block, output)
+        if reporter:
+            reporter.write_line(f"updated the expected output at {harness.rel(block.page)}:{block.output_fence.line}")
     if complete_run():
         try:
             path = write_validation_json()

@@ -6,24 +6,14 @@ Install Chromium with `.ci/apt-packages`; without it these tests are skipped
 locally with that reason and fail in CI (CI=true).
 """
 
-import http.server
-import os
-import shutil
-import threading
 import time
-from functools import partial
 from urllib.parse import urlsplit
 
 import pytest
 
 from tests import harness
 
-CHROMIUM = os.environ.get("PLAYWRIGHT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = harness.REPO / "build" / "artifacts"
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 
 # (site language, query, pages of which one must be among the first three results)
 SEARCHES = [
@@ -37,39 +27,10 @@ SEARCHES = [
     ("en", "pinned memory", {"async/pinned-memory/"}),
     ("en", "non_blocking", {"async/pinned-memory/"}),
     ("en", "Expected all tensors to be on the same device", {"devices/moving/", "reference/errors/"}),
-    ("en", "accelerator", {"getting-started/", "devices/choosing/"}),
+    ("en", "accelerator", {"getting-started/", "devices/choosing/", "reference/errors/"}),
     ("en", "device tour", {"getting-started/device-tour/"}),
     ("en", "validation report", {"validation/"}),
 ]
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="session")
-def server(built_site):
-    handler = partial(QuietHandler, directory=str(built_site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        message = f"Chromium not found at {CHROMIUM}: run `sudo bash .ci/apt-packages`"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -155,3 +116,64 @@ def test_notebook_page_shows_outputs(page, server):
     outputs = page.locator(".jp-OutputArea-output")
     assert outputs.count() >= 6
     assert "running on:" in outputs.first.inner_text()
+
+
+def error_sections(lang):
+    """(pasted text, anchor) for each message of the error reference."""
+    page = harness.REPO / "docs" / lang / "reference" / "errors.md"
+    if not page.exists():
+        return []
+    found = []
+    for _, level, anchor in harness.heading_anchors(page):
+        if level != "###":
+            continue
+        line = next(
+            text for text in page.read_text(encoding="utf-8").splitlines()
+            if text.startswith("### ") and text.rstrip().endswith(f"{{ #{anchor} }}")
+        )
+        message = line[4:].rsplit("{", 1)[0].strip()
+        found.append((message, anchor))
+    return found
+
+
+@pytest.mark.parametrize("lang", harness.LANGUAGES)
+def test_pasted_error_messages_find_their_section(page, server, lang):
+    """Pasting a message of the error reference (its first 60 characters, as
+    readers often paste a truncated line) lists its section in the top three."""
+    sections = error_sections(lang)
+    assert len(sections) >= 20, f"docs/{lang}/reference/errors.md lists {len(sections)} messages"
+    page.goto(server + ("/" if lang == "zh" else "/en/"))
+    box = page.locator("input.md-search__input")
+    box.click()
+    misses = []
+    for message, anchor in [("warm up the search worker", None), *sections]:
+        query = message[:60]
+        box.fill(query)
+        box.press("End")
+        links = settled_results(page, query)
+        if anchor is None:
+            continue
+        pages = []
+        for href in links:
+            if href.split("#")[0] not in pages:
+                pages.append(href.split("#")[0])
+        in_top_pages = any("/reference/errors/" in p for p in pages[:3])
+        section = any("/reference/errors/" in h and h.endswith(f"#{anchor}") for h in links)
+        if not (in_top_pages and section):
+            misses.append(f"{query!r} (#{anchor}): {[h.split('/', 3)[-1] for h in links[:4]]}")
+    assert not misses, f"{lang}: pasted messages that do not find their section:\n" + "\n".join(misses)
+
+
+def settled_results(page, query, timeout=10.0):
+    """Result links once they stop changing for this exact query."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(150)
+        if page.locator("input.md-search__input").input_value() != query:
+            continue
+        links = page.locator(".md-search-result__link").evaluate_all("els => els.map(e => e.href)")
+        if links and links == last:
+            return links
+        last = links
+    return last or []

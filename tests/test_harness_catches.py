@@ -113,6 +113,32 @@ def test_update_outputs_rewrites_the_fence(tmp_path):
     assert block.expected_output == "42\n"
 
 
+def test_update_outputs_handles_several_fences_on_a_page(tmp_path):
+    """Outputs that change length do not shift the fences below them."""
+    p = page(tmp_path, """\
+        '''python
+        print("a\\nb\\nc")
+        '''
+
+        <!--pytest-codeblocks:expected-output-->
+        '''text
+        x
+        '''
+
+        '''python
+        print(1)
+        '''
+
+        <!--pytest-codeblocks:expected-output-->
+        '''text
+        0
+        '''
+        """)
+    for block in sorted(harness.page_blocks(p), key=lambda b: -b.line):
+        harness.write_output(block, harness.run_python(block))
+    assert [b.expected_output for b in harness.page_blocks(p)] == ["a\nb\nc\n", "1\n"]
+
+
 def test_tracebacks_point_at_page_lines(tmp_path):
     p = page(tmp_path, "# T\n\n'''python\nx = 1\ny = x / 0\n'''\n")
     (block,) = harness.page_blocks(p)

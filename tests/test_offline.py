@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests import harness
-from tests.test_browser import browser  # noqa: F401 - shared fixture
 
 OFFLINE = harness.REPO / "build" / "offline"
 
@@ -24,7 +23,7 @@ def offline_site(built_site):
 
 
 @pytest.fixture
-def file_page(browser, offline_site):  # noqa: F811
+def file_page(browser, offline_site):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     requests = []

@@ -99,28 +99,37 @@ _HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)</h\1>', re.S)
 _ATTR = re.compile(r"\s*\{\s*#([\w-]+)\s*\}")
 
 
-def on_post_page(output: str, page, config) -> str:
+def on_page_content(html: str, page, config, files) -> str:
     """Stable anchors in notebooks, as on Markdown pages.
 
     nbconvert ignores ``{ #anchor }`` on notebook headings (it prints it) and
     gives Chinese headings ``id=""``. Use the explicit anchor, give an empty H1
-    the notebook's file name, and point the table of contents at the new ids.
+    the notebook's file name, and fix the table of contents to match. Runs
+    before the search plugin reads the page, so search links use the same ids.
     """
     if not isinstance(page.file, NotebookFile):
-        return output
+        return html
     renamed = {}
-    for level, old, inner in _HEADING.findall(output):
+    for level, old, inner in _HEADING.findall(html):
         m = _ATTR.search(inner)
         if m:
             renamed[old] = m.group(1)
         elif not old and level == "1":
             renamed[old] = PurePosixPath(page.file.src_uri).stem
     for old, new in renamed.items():
-        output = output.replace(f'id="{old}">', f'id="{new}">', 1)
+        html = html.replace(f'id="{old}">', f'id="{new}">', 1)
         if old:
-            output = output.replace(f'href="#{old}"', f'href="#{new}"')
-    ids = set(re.findall(r'id="([^"]+)"', output))
-    h1 = renamed.get("")
-    if h1:  # the TOC links the empty-id H1 as "#_1" (markdown's slug for it)
-        output = re.sub(r'href="#(_\d*)"', lambda m: m.group(0) if m.group(1) in ids else f'href="#{h1}"', output)
-    return _ATTR.sub("", output)
+            html = html.replace(f'href="#{old}"', f'href="#{new}"')
+    ids = set(re.findall(r'id="([^"]+)"', html))
+
+    def fix(items):
+        for item in items:
+            m = _ATTR.search(item.title)
+            if m:
+                item.id, item.title = m.group(1), _ATTR.sub("", item.title)
+            elif item.id not in ids and "" in renamed:  # the empty-id H1 ("_1" in the TOC)
+                item.id = renamed[""]
+            fix(item.children)
+
+    fix(page.toc)
+    return _ATTR.sub("", html)
