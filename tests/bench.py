@@ -29,6 +29,46 @@ def size(path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def browser_numbers(site) -> tuple[int, float, float]:
+    """(bytes transferred by the first load of /, search latency mean and max in s)."""
+    import http.server
+    import threading
+    from functools import partial
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import ARGS, CHROMIUM, QuietHandler
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    server = f"http://127.0.0.1:{httpd.server_port}"
+    sizes = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page()
+            page.on("response", lambda r: sizes.append(len(r.body()) if r.ok else 0))
+            page.goto(server + "/", wait_until="networkidle")
+            first_load = sum(sizes)
+            box = page.locator("input.md-search__input")
+            box.click()
+            latencies = []
+            for query in ["锁页内存", "设备", "异步", "non_blocking", "pin_memory", "same device"]:
+                started = time.perf_counter()
+                box.fill(query)
+                page.wait_for_function(
+                    "q => document.querySelector('input.md-search__input').value === q && "
+                    "document.querySelectorAll('.md-search-result__item').length > 0",
+                    arg=query,
+                )
+                latencies.append(time.perf_counter() - started)
+                box.fill("")
+            browser.close()
+    finally:
+        httpd.shutdown()
+    return first_load, sum(latencies) / len(latencies), max(latencies)
+
+
 def main() -> int:
     env = {"NO_MKDOCS_2_WARNING": "1"}
     import os
@@ -65,7 +105,14 @@ def main() -> int:
     for f in slowest:
         print(f"  {f['seconds']:6.2f} s  {f['page']}:{f['line']}")
     print(f"site size                       {size(site) / 1e6:6.1f} MB ({sum(1 for _ in site.rglob('*.html'))} HTML pages)")
-    print(f"search index                    {index.stat().st_size / 1e3:6.0f} kB")
+    en_index = site / "en" / "search" / "search_index.json"
+    print(f"search index                    {index.stat().st_size / 1e3:6.0f} kB (zh), {en_index.stat().st_size / 1e3:.0f} kB (en)")
+    try:
+        first_load, mean, worst = browser_numbers(site)
+        print(f"first load of / (transferred)   {first_load / 1e3:6.0f} kB  budget 500 kB")
+        print(f"search: query typed → results   {mean * 1e3:6.0f} ms mean, {worst * 1e3:.0f} ms max")
+    except Exception as exc:  # noqa: BLE001 - Chromium missing: say so, keep the rest
+        print(f"browser numbers unavailable: {exc}")
     return 0 if done.returncode == 0 else 1
 
 
