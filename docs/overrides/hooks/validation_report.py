@@ -24,14 +24,12 @@ TEXT = {
     "zh": {
         "none": "还没有记录到测试运行：下表只是源文件的统计。运行 `make test` 后重新构建即可看到每个代码块的结果。",
         "run": "最近一次测试运行：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**。",
-        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 | 结果 |",
+        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
         "total": "**合计**",
         "excused": "豁免的代码块及理由",
-        "cuda_pending": "待 GPU 工作流验证",
-        "ok": "✓ 全部通过",
-        "failed": "✗ {n} 个失败",
+        "ok": "✓",
+        "failed": "✗ {n}",
         "not_run": "未运行",
-        "gpu": "GPU 工作流",
         "badge": "本页 {n} 个代码块已用 torch {torch} 在 CPU 上验证 {cpu}",
         "badge_cuda": "CUDA {cuda}",
         "pending": "待验证",
@@ -40,14 +38,12 @@ TEXT = {
     "en": {
         "none": "No test run has been recorded yet: the table counts the sources only. Run `make test` and build again to see each block's result.",
         "run": "Last test run: {generated}, torch {torch}, Python {python}, device **{accelerator}**.",
-        "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells | Result |",
+        "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells | CPU result |",
         "total": "**Total**",
         "excused": "Excused blocks and why",
-        "cuda_pending": "pending the GPU workflow",
-        "ok": "✓ all passed",
-        "failed": "✗ {n} failed",
+        "ok": "✓",
+        "failed": "✗ {n}",
         "not_run": "not run",
-        "gpu": "GPU workflow",
         "badge": "{n} blocks on this page validated with torch {torch} on CPU {cpu}",
         "badge_cuda": "CUDA {cuda}",
         "pending": "pending",
@@ -106,10 +102,11 @@ def render(lang: str) -> str:
             result = t["failed"].format(n=c["failed"])
         else:
             result = t["ok"]
+        cuda = str(c["cuda"])
         if c["cuda"] and info.get("accelerator") != "cuda":
-            result += f" · CUDA: {t['cuda_pending']}"
+            cuda += f" ({t['pending']})"
         lines.append(
-            f"| [{page}]({page}) | {c['cpu']} | {c['cuda']} | {c['excused']} "
+            f"| [{page}]({page}) | {c['cpu']} | {cuda} | {c['excused']} "
             f"| {c['output']} | {c['notebook']} | {result} |"
         )
     lines.append(
