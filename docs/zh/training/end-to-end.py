@@ -89,12 +89,17 @@ print("batches per epoch:", len(train_loader))
 
 # %%
 epochs = 20
-model = torch.nn.Sequential(
-    torch.nn.Linear(64, 128),
-    torch.nn.ReLU(),
-    torch.nn.Dropout(0.1),
-    torch.nn.Linear(128, 10),
-).to(device)
+
+def make_model() -> torch.nn.Module:
+    return torch.nn.Sequential(
+        torch.nn.Linear(64, 128),
+        torch.nn.ReLU(),
+        torch.nn.Dropout(0.1),
+        torch.nn.Linear(128, 10),
+    )
+
+
+model = make_model().to(device)
 loss_fn = torch.nn.CrossEntropyLoss()
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=1e-2)
 scheduler = torch.optim.lr_scheduler.OneCycleLR(
@@ -206,12 +211,7 @@ with tempfile.TemporaryDirectory() as tmp:
     print(f"checkpoint: {path.stat().st_size / 1024:.0f} KiB")
     checkpoint = torch.load(path, map_location=device, weights_only=True)
 
-restored = torch.nn.Sequential(
-    torch.nn.Linear(64, 128),
-    torch.nn.ReLU(),
-    torch.nn.Dropout(0.1),
-    torch.nn.Linear(128, 10),
-).to(device)
+restored = make_model().to(device)
 restored.load_state_dict(checkpoint["model"])
 assert torch.equal(checkpoint["mean"], mean) and checkpoint["epoch"] == epochs
 
