@@ -1,7 +1,8 @@
 """The site in a real browser (Playwright driving Debian's Chromium).
 
 Every request made while loading and searching pages is recorded: all of them
-must go to the local server. Screenshots land in build/artifacts/screenshots/.
+must go to the local server, and none may fail (a 404 is a file the site asks
+for and does not have). Screenshots land in build/artifacts/screenshots/.
 Install Chromium with `.ci/apt-packages`; without it these tests are skipped
 locally with that reason and fail in CI (CI=true).
 """
@@ -40,10 +41,13 @@ def page(browser, server):
     page = context.new_page()
     page.requests = []
     page.on("request", lambda r: page.requests.append(r.url))
+    failed = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     yield page
     outside = [u for u in page.requests if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
     context.close()
     assert not outside, "requests to other hosts:\n" + "\n".join(outside)
+    assert not failed, "requests that failed (the site asks for files it does not have):\n" + "\n".join(failed)
 
 
 @pytest.mark.parametrize("path,lang,title", [("/", "zh", "PyTorch 设备指南"), ("/en/", "en", "PyTorch Device Guide")])
@@ -65,6 +69,28 @@ def test_language_switcher_keeps_page_and_anchor(page, server, start, target):
     page.locator(f"a.md-select__link[hreflang={lang}]").first.evaluate("a => a.click()")
     page.wait_for_url(server + target)
     assert page.locator(f"[id='{target.split('#')[1]}']").count() == 1
+
+
+FIRST_LOAD_BUDGET = 500_000  # bytes, uncompressed (issue #8: first page load ≤ 500 KB)
+
+
+@pytest.mark.parametrize("lang", harness.LANGUAGES)
+def test_first_load_is_light_and_the_search_index_follows_intent(page, server, lang):
+    """The home page loads within the budget without the search index; the index
+    (its own language's) is requested as soon as the reader goes for the search box."""
+    home = server + ("/" if lang == "zh" else f"/{lang}/")
+    loaded = {}
+    page.on("response", lambda r: loaded.setdefault(r.url, len(r.body()) if r.ok else 0))
+    page.goto(home, wait_until="networkidle")
+    indexes = [u for u in loaded if "search_index" in u]
+    assert not indexes, f"{home} loaded the search index before any search: {indexes}"
+    total = sum(loaded.values())
+    heaviest = sorted(loaded.items(), key=lambda kv: -kv[1])[:5]
+    assert total <= FIRST_LOAD_BUDGET, f"first load of {home} is {total} bytes; heaviest: {heaviest}"
+    own = server + ("" if lang == "zh" else f"/{lang}") + "/search/search_index.json"
+    with page.expect_response(lambda r: "search_index" in r.url) as response:
+        page.locator("input.md-search__input").hover()
+    assert response.value.url == own and response.value.ok
 
 
 def search(page, server, lang, query):
