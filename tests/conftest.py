@@ -10,7 +10,7 @@ from functools import partial
 
 import pytest
 
-from tests import docs_plugin, harness
+from tests import harness
 
 SITE = harness.REPO / "build" / "site"
 CHROMIUM = os.environ.get("PLAYWRIGHT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -35,16 +35,49 @@ def build_site(config="mkdocs.yml", site_dir=SITE, cwd=harness.REPO):
 
 @pytest.fixture(scope="session")
 def built_site():
-    """The site built with --strict, after this run's census is written (so the
-    validation report shows this run's results when the whole docs tree ran)."""
-    if docs_plugin.complete_run():
-        docs_plugin.write_validation_json()
+    """The site built with --strict. It runs beside the blocks (pytest-xdist), so
+    its validation report shows the last complete run's census (build/validation.json),
+    which this run rewrites at its end; `make build` or `make serve` shows it."""
     done = build_site()
     problems = [line for line in done.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]
     assert done.returncode == 0 and not problems, (
         "mkdocs build --strict failed:\n" + "\n".join(problems or done.stderr.splitlines()[-30:])
     )
     return SITE
+
+
+# Test modules that use the built site: pytest-xdist runs them in one worker
+# (one build), in this order, while the other workers run the blocks.
+SITE_TESTS = ("tests/test_site.py", "tests/test_browser.py", "tests/test_offline.py")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Each block and test is its own unit of work, except the site tests: one
+    unit, handed out first (LoadScopeScheduling sends the largest unit first).
+    Not --dist loadgroup: with pytest 9.2 it silently stops grouping
+    (pytest-dev/pytest-xdist#1386)."""
+    if config.getvalue("dist") != "load":
+        return None  # another --dist asked for explicitly
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SiteTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return "site" if nodeid.startswith(SITE_TESTS) else nodeid
+
+    return SiteTogether(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    strays = sorted({
+        item.nodeid.split("::")[0] for item in items
+        if "built_site" in getattr(item, "fixturenames", ()) and not item.nodeid.startswith(SITE_TESTS)
+    })
+    if strays:
+        raise pytest.UsageError(
+            f"{', '.join(strays)} use the built site: add them to SITE_TESTS in tests/conftest.py, "
+            "so that they run in the worker that builds it (a second worker would build over it)"
+        )
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -74,3 +107,4 @@ def browser():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield browser
         browser.close()
+

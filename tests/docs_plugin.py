@@ -14,6 +14,11 @@ comments right above a fence (see CONTRIBUTING.md):
 At the end of a run over all pages the census with each block's result is
 written to ``build/validation.json``; the site's "Validation report" page and
 the per-page badges are rendered from it.
+
+Runs under pytest-xdist (``-n``, see pyproject.toml): the blocks are spread over
+the workers; the controller gathers every result, the collected ids and the
+outputs to rewrite from the workers' reports, and alone writes the census and
+the pages.
 """
 
 from __future__ import annotations
@@ -33,7 +38,12 @@ VALIDATION_JSON = harness.REPO / "build" / "validation.json"
 OUTPUTS = harness.REPO / "build" / "artifacts" / "outputs"
 RESULTS: dict[tuple[str, int], dict] = {}
 COLLECTED: set[tuple[str, int]] = set()
-PENDING_OUTPUTS: list[tuple[harness.Block, str]] = []
+PENDING_OUTPUTS: dict[tuple[str, int], str] = {}  # --update-outputs: (page, line) -> printed
+UPDATED_OUTPUT = "docs_updated_output"  # user property carrying it to the controller
+
+
+def is_xdist_worker(config) -> bool:
+    return hasattr(config, "workerinput")
 
 
 def require_cuda() -> bool:
@@ -124,7 +134,8 @@ class DocsBlock(pytest.Item):
         except harness.BlockFailure:
             if not self.config.getoption("update_outputs") or block.output_fence is None:
                 raise
-            PENDING_OUTPUTS.append((block, output))  # written at the end, bottom-up
+            # written at the end of the run, bottom-up, by the controller
+            self.user_properties.append((UPDATED_OUTPUT, output))
 
     def _check_without_cuda(self):
         block = self.block
@@ -159,17 +170,28 @@ def save_output(block: harness.Block, output: str) -> None:
     (OUTPUTS / name).write_text(output, encoding="utf-8")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """Controller under xdist: the items were collected in the workers."""
+    COLLECTED.update(key for key in map(_key, ids) if key is not None)
+
+
 def pytest_runtest_logreport(report):
     key = _key(report.nodeid)
     if key is None:
         return
+    if report.when == "call":
+        for name, value in report.user_properties:
+            if name == UPDATED_OUTPUT:
+                PENDING_OUTPUTS[key] = value
     entry = RESULTS.setdefault(key, {"status": "passed", "seconds": 0.0})
     entry["seconds"] = round(entry["seconds"] + report.duration, 3)
     if report.failed:
         entry["status"] = "failed"
     elif report.skipped:
         entry["status"] = "skipped"
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        # (path, line, reason); a list once it has crossed from an xdist worker
+        reason = report.longrepr[2] if isinstance(report.longrepr, (tuple, list)) else ""
         entry["skip_reason"] = reason.removeprefix("Skipped: ")
 
 
@@ -247,14 +269,23 @@ def complete_run() -> bool:
     return bool(COLLECTED) and runnable_keys() <= COLLECTED
 
 
+def write_pending_outputs(reporter) -> None:
+    """--update-outputs: rewrite each page from the bottom up, so that a longer or
+    shorter output does not shift the fences still to be written."""
+    for page in sorted({page for page, _ in PENDING_OUTPUTS}):
+        blocks = {b.line: b for b in harness.page_blocks(harness.REPO / page)}
+        for line in sorted((line for p, line in PENDING_OUTPUTS if p == page), reverse=True):
+            block = blocks[line]
+            harness.write_output(block, PENDING_OUTPUTS[page, line])
+            if reporter:
+                reporter.write_line(f"updated the expected output at {page}:{block.output_fence.line}")
+
+
 def pytest_sessionfinish(session, exitstatus):
+    if is_xdist_worker(session.config):
+        return  # the controller has every worker's results: it writes
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    # --update-outputs: rewrite from the bottom of each page up, so that a
-    # longer or shorter output does not shift the fences still to be written
-    for block, output in sorted(PENDING_OUTPUTS, key=lambda p: (str(p[0].page), -p[0].line)):
-        harness.write_output(block, output)
-        if reporter:
-            reporter.write_line(f"updated the expected output at {harness.rel(block.page)}:{block.output_fence.line}")
+    write_pending_outputs(reporter)
     if complete_run():
         try:
             path = write_validation_json()
