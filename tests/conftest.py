@@ -34,16 +34,34 @@ def build_site(config="mkdocs.yml", site_dir=SITE, cwd=harness.REPO):
 
 
 @pytest.fixture(scope="session")
-def built_site():
+def built_site(request):
     """The site built with --strict. It runs beside the blocks (pytest-xdist), so
     its validation report shows the last complete run's census (build/validation.json),
-    which this run rewrites at its end; `make build` or `make serve` shows it."""
+    which this run rewrites at its end; `make build` or `make serve` shows it.
+
+    If this session also tests the offline build, that build starts now, in the
+    background (after this one: it reuses the notebooks this one executed)."""
     done = build_site()
     problems = [line for line in done.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]
     assert done.returncode == 0 and not problems, (
         "mkdocs build --strict failed:\n" + "\n".join(problems or done.stderr.splitlines()[-30:])
     )
+    if any("offline_site" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        offline_build()
     return SITE
+
+
+_offline: list[subprocess.Popen] = []
+
+
+def offline_build() -> subprocess.Popen:
+    """`make offline`, started once per session; wait on the returned process."""
+    if not _offline:
+        _offline.append(subprocess.Popen(
+            ["make", "offline"], cwd=harness.REPO, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        ))
+    return _offline[0]
 
 
 # Test modules that use the built site: pytest-xdist runs them in one worker

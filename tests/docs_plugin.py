@@ -15,6 +15,13 @@ At the end of a run over all pages the census with each block's result is
 written to ``build/validation.json``; the site's "Validation report" page and
 the per-page badges are rendered from it.
 
+Twins run once: the parity test (tests/test_parity.py) holds the two languages
+of a page to the same blocks, code, marks and expected outputs, so when both
+pages are collected each Chinese block runs and its identical English twin is
+recorded with its result (``ran_with`` in the census) instead of running the
+same code a second time. ``--each-language`` runs both; a page collected without
+its twin always runs its own blocks.
+
 Runs under pytest-xdist (``-n``, see pyproject.toml): the blocks are spread over
 the workers; the controller gathers every result, the collected ids and the
 outputs to rewrite from the workers' reports, and alone writes the census and
@@ -40,6 +47,7 @@ RESULTS: dict[tuple[str, int], dict] = {}
 COLLECTED: set[tuple[str, int]] = set()
 PENDING_OUTPUTS: dict[tuple[str, int], str] = {}  # --update-outputs: (page, line) -> printed
 UPDATED_OUTPUT = "docs_updated_output"  # user property carrying it to the controller
+TWIN = "docs_twin"  # user property: (page, line) of an identical block that this run stands for
 
 
 def is_xdist_worker(config) -> bool:
@@ -62,6 +70,12 @@ def pytest_addoption(parser):
         "--update-outputs",
         action="store_true",
         help="rewrite a page's expected-output fences with the output its blocks print",
+    )
+    group.addoption(
+        "--each-language",
+        action="store_true",
+        help="run the English twin of every block too, even where its code, marks and "
+        "expected output are identical to the Chinese block's (by default it runs once)",
     )
 
 
@@ -113,6 +127,7 @@ class DocsBlock(pytest.Item):
     def __init__(self, *, block: harness.Block, **kwargs):
         super().__init__(**kwargs)
         self.block = block
+        self.twins: list[harness.Block] = []  # identical blocks this run stands for
         COLLECTED.add((harness.rel(block.page), block.line))
 
     def runtest(self):
@@ -128,7 +143,8 @@ class DocsBlock(pytest.Item):
             output = harness.run_python(block)
         else:
             output = harness.run_bash(block)
-        save_output(block, output)
+        for same in (block, *self.twins):
+            save_output(same, output)
         try:
             harness.check_output(block, output)
         except harness.BlockFailure:
@@ -153,12 +169,50 @@ class DocsBlock(pytest.Item):
             )
 
     def repr_failure(self, excinfo):
+        twins = "".join(
+            f"\n(this run also stands for its identical twin {t.where}; --each-language runs it separately)"
+            for t in self.twins
+        )
         if isinstance(excinfo.value, (harness.BlockFailure, harness.DocsError)):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
+            return str(excinfo.value) + twins
+        return str(super().repr_failure(excinfo)) + twins
 
     def reportinfo(self):
         return self.path, self.block.line - 1, f"line {self.block.line}"
+
+
+def signature(block: harness.Block):
+    """What makes two blocks the same test: code, language, marks, expected output."""
+    marks = sorted((m.name, repr(m.args), repr(sorted(m.kwargs.items()))) for m in block.marks)
+    return block.language, block.code, marks, block.expected_output, block.ignore_whitespace
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Run a block once for both languages when its twin is identical (see above)."""
+    if config.getoption("each_language"):
+        return
+    pages: dict[str, list[DocsBlock]] = {}
+    for item in items:
+        if isinstance(item, DocsBlock):
+            pages.setdefault(harness.rel(item.block.page), []).append(item)
+    default, *others = harness.LANGUAGES
+    twins_run = set()
+    for page, own in pages.items():
+        lang, _, rest = page.removeprefix("docs/").partition("/")
+        if lang == default:
+            continue
+        ran_by = pages.get(f"docs/{default}/{rest}", [])
+        if len(ran_by) != len(own) or any(
+            signature(a.block) != signature(b.block) for a, b in zip(ran_by, own, strict=True)
+        ):
+            continue  # not identical: both run (and the parity test says where they differ)
+        for runner, twin in zip(ran_by, own, strict=True):
+            runner.twins.append(twin.block)
+            runner.user_properties.append((TWIN, (harness.rel(twin.block.page), twin.block.line)))
+            twins_run.add(twin)
+    if twins_run:
+        config.hook.pytest_deselected(items=[i for i in items if i in twins_run])
+        items[:] = [i for i in items if i not in twins_run]
 
 
 def save_output(block: harness.Block, output: str) -> None:
@@ -180,10 +234,12 @@ def pytest_runtest_logreport(report):
     key = _key(report.nodeid)
     if key is None:
         return
+    twins = [tuple(value) for name, value in report.user_properties if name == TWIN]
     if report.when == "call":
         for name, value in report.user_properties:
             if name == UPDATED_OUTPUT:
-                PENDING_OUTPUTS[key] = value
+                for where in (key, *twins):
+                    PENDING_OUTPUTS[where] = value
     entry = RESULTS.setdefault(key, {"status": "passed", "seconds": 0.0})
     entry["seconds"] = round(entry["seconds"] + report.duration, 3)
     if report.failed:
@@ -193,6 +249,9 @@ def pytest_runtest_logreport(report):
         # (path, line, reason); a list once it has crossed from an xdist worker
         reason = report.longrepr[2] if isinstance(report.longrepr, (tuple, list)) else ""
         entry["skip_reason"] = reason.removeprefix("Skipped: ")
+    for twin in twins:
+        COLLECTED.add(twin)
+        RESULTS[twin] = dict(entry, seconds=0.0, ran_with=f"{key[0]}:{key[1]}")
 
 
 def _key(nodeid: str):
@@ -305,3 +364,14 @@ def pytest_sessionfinish(session, exitstatus):
                 for where in skipped:
                     reporter.write_line(f"  {where}")
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if is_xdist_worker(config):
+        return
+    shared = sum(1 for r in RESULTS.values() if "ran_with" in r)
+    if shared:
+        terminalreporter.write_line(
+            f"{shared} English blocks are identical to their Chinese twins (code, marks, "
+            "expected output) and count with the twin's run; --each-language runs them too"
+        )

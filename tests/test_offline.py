@@ -4,20 +4,21 @@ Pages, the language switcher and search must work over file://, and nothing
 may be requested from anywhere else.
 """
 
-import subprocess
 from urllib.parse import urlsplit
 
 import pytest
 
 from tests import harness
+from tests.conftest import offline_build
 
 OFFLINE = harness.REPO / "build" / "offline"
 
 
 @pytest.fixture(scope="session")
 def offline_site(built_site):
-    done = subprocess.run(["make", "offline"], cwd=harness.REPO, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    build = offline_build()  # started by built_site, after the main build
+    output, _ = build.communicate(timeout=900)
+    assert build.returncode == 0, f"`make offline` failed:\n{output[-6000:]}"
     assert (harness.REPO / "build" / "artifacts" / "pytorch-device-guide-offline.zip").exists()
     return OFFLINE
 
