@@ -37,8 +37,9 @@ offline: setup $(SHIM)
 	mkdir -p build/artifacts && rm -f build/artifacts/pytorch-device-guide-offline.zip
 	cd build && $(CURDIR)/$(PY) -m zipfile -c artifacts/pytorch-device-guide-offline.zip offline/
 
+# PYTEST_ARGS: extra pytest options, e.g. PYTEST_ARGS=-n0 (one process; the GPU workflow)
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m tests.bench

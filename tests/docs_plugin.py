@@ -187,6 +187,29 @@ def signature(block: harness.Block):
     return block.language, block.code, marks, block.expected_output, block.ignore_whitespace
 
 
+def identical_twins(blocks: dict[str, list]) -> list[tuple]:
+    """(runs, twin) pairs: the blocks of a non-default-language page that are
+    identical, one by one and all of them, to those of its default-language twin.
+    ``blocks`` maps ``docs/<lang>/<path>`` to that page's blocks (or anything with
+    a ``.block``), in page order."""
+    def block(b):
+        return getattr(b, "block", b)
+
+    default = harness.LANGUAGES[0]
+    pairs = []
+    for page, own in blocks.items():
+        lang, _, rest = page.removeprefix("docs/").partition("/")
+        if lang == default:
+            continue
+        runs = blocks.get(f"docs/{default}/{rest}", [])
+        if len(runs) == len(own) and all(
+            signature(block(a)) == signature(block(b)) for a, b in zip(runs, own, strict=True)
+        ):
+            pairs += zip(runs, own, strict=True)
+        # otherwise both run (and the parity test says where they differ)
+    return pairs
+
+
 def pytest_collection_modifyitems(session, config, items):
     """Run a block once for both languages when its twin is identical (see above)."""
     if config.getoption("each_language"):
@@ -195,21 +218,11 @@ def pytest_collection_modifyitems(session, config, items):
     for item in items:
         if isinstance(item, DocsBlock):
             pages.setdefault(harness.rel(item.block.page), []).append(item)
-    default, *others = harness.LANGUAGES
     twins_run = set()
-    for page, own in pages.items():
-        lang, _, rest = page.removeprefix("docs/").partition("/")
-        if lang == default:
-            continue
-        ran_by = pages.get(f"docs/{default}/{rest}", [])
-        if len(ran_by) != len(own) or any(
-            signature(a.block) != signature(b.block) for a, b in zip(ran_by, own, strict=True)
-        ):
-            continue  # not identical: both run (and the parity test says where they differ)
-        for runner, twin in zip(ran_by, own, strict=True):
-            runner.twins.append(twin.block)
-            runner.user_properties.append((TWIN, (harness.rel(twin.block.page), twin.block.line)))
-            twins_run.add(twin)
+    for runner, twin in identical_twins(pages):
+        runner.twins.append(twin.block)
+        runner.user_properties.append((TWIN, (harness.rel(twin.block.page), twin.block.line)))
+        twins_run.add(twin)
     if twins_run:
         config.hook.pytest_deselected(items=[i for i in items if i in twins_run])
         items[:] = [i for i in items if i not in twins_run]

@@ -9,10 +9,11 @@ import os
 import subprocess
 import sys
 import textwrap
+from types import SimpleNamespace
 
 import pytest
 
-from tests import harness, sitecheck
+from tests import docs_plugin, harness, sitecheck
 from tests.conftest import build_site
 from tests.test_parity import parity_problems, twins
 
@@ -210,6 +211,57 @@ def test_bash_blocks_fail_on_the_first_error(tmp_path):
     (block,) = harness.page_blocks(p)
     with pytest.raises(harness.BlockFailure, match=rf"{p}:1: bash block exited with status 1"):
         harness.run_bash(block)
+
+
+TWIN_PAGE = """\
+    # {title}
+
+    '''python
+    print(6 * 7)
+    '''
+
+    <!--pytest-codeblocks:expected-output-->
+    '''text
+    {output}
+    '''
+
+    <!--pytest.mark.skip(reason="shown for reading")-->
+    '''bash
+    make test
+    '''
+    """
+
+
+def test_identical_twins_run_once_and_different_ones_both_run(tmp_path):
+    zh = page(tmp_path, TWIN_PAGE.format(title="标题", output="42"), "docs/zh/p.md")
+    en = page(tmp_path, TWIN_PAGE.format(title="Title", output="42"), "docs/en/p.md")
+    blocks = {"docs/zh/p.md": harness.page_blocks(zh), "docs/en/p.md": harness.page_blocks(en)}
+    pairs = docs_plugin.identical_twins(blocks)
+    assert [(a.page, a.line, b.page, b.line) for a, b in pairs] == [(zh, 3, en, 3), (zh, 13, en, 13)]
+    # an expected output that differs (so would the code, a mark or its reason): both run
+    en.write_text(en.read_text(encoding="utf-8").replace("42", "41"), encoding="utf-8")
+    blocks["docs/en/p.md"] = harness.page_blocks(en)
+    assert docs_plugin.identical_twins(blocks) == []
+    # a page collected without its twin runs its own blocks
+    assert docs_plugin.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
+
+
+def test_a_twin_counts_with_the_run_that_stands_for_it(monkeypatch):
+    """On the xdist controller: the report of the Chinese block records its English twin."""
+    monkeypatch.setattr(docs_plugin, "RESULTS", {})
+    monkeypatch.setattr(docs_plugin, "COLLECTED", set())
+    skipped = ["docs/zh/p.md", 3, "Skipped: needs a CUDA device"]  # a list once it crossed from a worker
+    for when, longrepr in [("setup", None), ("call", skipped)]:
+        docs_plugin.pytest_runtest_logreport(SimpleNamespace(
+            nodeid="docs/zh/p.md::line 3", when=when, duration=0.5, longrepr=longrepr,
+            failed=False, skipped=longrepr is not None,
+            user_properties=[(docs_plugin.TWIN, ["docs/en/p.md", 5])],
+        ))
+    assert docs_plugin.COLLECTED == {("docs/en/p.md", 5)}
+    assert docs_plugin.RESULTS[("docs/en/p.md", 5)] == {
+        "status": "skipped", "seconds": 0.0, "skip_reason": "needs a CUDA device",
+        "ran_with": "docs/zh/p.md:3",
+    }
 
 
 def test_broken_anchor_in_built_html_is_named(tmp_path):
