@@ -86,7 +86,8 @@ def main() -> int:
     warm, _ = timed(build, env=env)
     test, done = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"], env=env)
     tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
-    docs_only, _ = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "docs"], env=env)
+    # one process: the harness overhead is measured against the blocks' own serial time
+    docs_only, _ = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n0", "docs"], env=env)
     torch_import, _ = timed([PY, "-c", "import torch"])
 
     data = json.loads((REPO / "build" / "validation.json").read_text(encoding="utf-8"))
@@ -99,11 +100,12 @@ def main() -> int:
     print(f"cold build (no notebook cache)  {cold:6.1f} s   budget 30 s")
     print(f"warm build                      {warm:6.1f} s   budget 10 s")
     print(f"make test (pytest, full)        {test:6.1f} s   budget 120 s  [{tail}]")
-    print(f"executed blocks                 {len(ran):6d}     (+ notebook cells run by the build)")
+    runs = sum(1 for f in ran if not f.get("ran_with"))
+    print(f"validated blocks                {len(ran):6d}     ({runs} runs: an English block identical to its Chinese twin counts with its run; + notebook cells run by the build)")
     print(f"blocks' own run time            {block_seconds:6.1f} s")
     print(f"one torch import                {torch_import:6.1f} s")
     budget = 1.5 * (block_seconds + torch_import)
-    print(f"pytest on docs/ only            {docs_only:6.1f} s   budget {budget:.1f} s (1.5 × blocks + import)")
+    print(f"pytest -n0 on docs/ only        {docs_only:6.1f} s   budget {budget:.1f} s (1.5 × blocks + import)")
     print("slowest blocks:")
     for f in slowest:
         print(f"  {f['seconds']:6.2f} s  {f['page']}:{f['line']}")
