@@ -5,6 +5,8 @@ what to do: a fence the harness would skip, a page without its twin, a broken
 anchor, a wrong expected output, and the rest of what a contributor gets wrong.
 """
 
+import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -262,6 +264,31 @@ def test_a_twin_counts_with_the_run_that_stands_for_it(monkeypatch):
         "status": "skipped", "seconds": 0.0, "skip_reason": "needs a CUDA device",
         "ran_with": "docs/zh/p.md:3",
     }
+
+
+def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
+    """<!-- gpu-output --> after a CUDA block: the GPU workflow's output when the
+    build has it (build/gpu/), a note when it does not."""
+    spec = importlib.util.spec_from_file_location(
+        "validation_report", harness.REPO / "docs/overrides/hooks/validation_report.py"
+    )
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    source = "---\nsearch:\n  boost: 2\n---\n\n# T\n\n```python\nprint(1)\n```\n\n<!-- gpu-output -->\n"
+    markdown = source.split("---\n", 2)[2]  # mkdocs hands hooks the page without front matter
+    src = "docs/en/p.md"
+    gpu = tmp_path / "gpu"
+    assert '!!! note "No GPU measurement yet"' in hook.gpu_outputs(markdown, source, src, "en", gpu)
+    (gpu / "artifacts" / "outputs").mkdir(parents=True)
+    (gpu / "validation.json").write_text(json.dumps({
+        "generated": "2026-11-20T03:17:00Z",
+        "machine": {"torch": "2.13.0+cu130", "gpus": ["NVIDIA L4"], "accelerator": "cuda"},
+    }))
+    (gpu / "artifacts" / "outputs" / "docs__en__p.md__8.txt").write_text("h2d pinned 24.1 GB/s\n")
+    shown = hook.gpu_outputs(markdown, source, src, "en", gpu)
+    assert '!!! info "Measured by the GPU workflow: NVIDIA L4, torch 2.13.0+cu130, 2026-11-20"' in shown
+    assert "    ```text\n    h2d pinned 24.1 GB/s\n    ```" in shown
+    assert "<!-- gpu-output -->" not in shown
 
 
 def test_broken_anchor_in_built_html_is_named(tmp_path):

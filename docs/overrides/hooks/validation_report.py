@@ -6,6 +6,10 @@ which torch validated how many of its blocks on CPU, whether CUDA did
 (``build/gpu/validation.json``, the GPU workflow's census, when present), and
 the date of the page's last change in git. Without a recorded run (a fresh
 ``make serve``) the report shows the census of the sources alone.
+
+``<!-- gpu-output -->`` after a CUDA-only block shows what that block printed in
+the GPU workflow (``build/gpu/artifacts/outputs/``, downloaded with its census),
+e.g. the measured bandwidths, or says that no GPU run is recorded yet.
 """
 
 from __future__ import annotations
@@ -14,11 +18,14 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path, PurePosixPath
 
 REPO = Path(__file__).resolve().parents[3]
 MARKER = "<!-- validation-report -->"
+GPU_MARKER = "<!-- gpu-output -->"
+GPU = REPO / "build" / "gpu"
 
 TEXT = {
     "zh": {
@@ -35,6 +42,9 @@ TEXT = {
         "badge_cuda": "CUDA {cuda}",
         "pending": "待验证",
         "changed": "最后修改 {date}",
+        "gpu_output": 'GPU 工作流实测：{gpu}，torch {torch}，{date}',
+        "gpu_none": '还没有 GPU 实测数据',
+        "gpu_none_text": "GPU 工作流运行过这个代码块之后，它打印的结果会显示在这里。",
     },
     "en": {
         "none": "No test run has been recorded yet: the table counts the sources only. Run `make test` and build again to see each block's result.",
@@ -50,6 +60,9 @@ TEXT = {
         "badge_cuda": "CUDA {cuda}",
         "pending": "pending",
         "changed": "last changed {date}",
+        "gpu_output": "Measured by the GPU workflow: {gpu}, torch {torch}, {date}",
+        "gpu_none": "No GPU measurement yet",
+        "gpu_none_text": "Once the GPU workflow has run this block, what it printed appears here.",
     },
 }
 
@@ -194,8 +207,47 @@ def on_page_content(html: str, page, config, files) -> str:
     return html[: end.end()] + line + html[end.end() :] if end else line + html
 
 
+def fence_lines_before_markers(source: str) -> list[int]:
+    """For each GPU_MARKER outside a fence: the line of the last fence opened before it."""
+    found, opened, inside = [], None, False
+    for n, text in enumerate(source.splitlines(), 1):
+        stripped = text.strip()
+        if stripped.startswith("```"):
+            if not inside:
+                opened = n
+            inside = not inside
+        elif stripped == GPU_MARKER and not inside:
+            found.append(opened)
+    return found
+
+
+def gpu_outputs(markdown: str, source: str, src: str, lang: str, gpu: Path = GPU) -> str:
+    """Replace each GPU_MARKER with what the block above it printed on the GPU."""
+    t = TEXT[lang]
+    census = gpu / "validation.json"
+    run = json.loads(census.read_text(encoding="utf-8")) if census.exists() else None
+    for line in fence_lines_before_markers(source):
+        output = gpu / "artifacts" / "outputs" / f"{src.replace('/', '__')}__{line}.txt"
+        if run and output.exists():
+            machine = run["machine"]
+            title = t["gpu_output"].format(
+                gpu=", ".join(machine.get("gpus", [])) or "CUDA",
+                torch=machine["torch"],
+                date=run["generated"][:10],
+            )
+            body = "```text\n" + output.read_text(encoding="utf-8").rstrip("\n") + "\n```"
+            block = f'!!! info "{title}"\n\n' + textwrap.indent(body, "    ")
+        else:
+            block = f'!!! note "{t["gpu_none"]}"\n\n    {t["gpu_none_text"]}'
+        markdown = markdown.replace(GPU_MARKER, block, 1)
+    return markdown
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
+    lang = "en" if page.file.src_uri.startswith("en/") else "zh"
+    if GPU_MARKER in markdown:
+        source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+        markdown = gpu_outputs(markdown, source, f"docs/{page.file.src_uri}", lang)
     if MARKER not in markdown:
         return markdown
-    lang = "en" if page.file.src_uri.startswith("en/") else "zh"
     return markdown.replace(MARKER, render(lang))
