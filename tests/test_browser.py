@@ -137,6 +137,23 @@ def test_content_tabs_switch(page, server):
     assert "whl/cpu" in tabs.locator(".tabbed-block").nth(1).inner_text()
 
 
+def test_code_annotations_open_and_stay_out_of_the_copied_code(page, server):
+    page.goto(server + "/en/distributed/ddp-torchrun/")
+    block = page.locator("div.highlight").filter(has_text="torchrun --standalone").first
+    markers = block.locator(".md-annotation__index")
+    assert markers.count() == 3
+    markers.first.click(force=True)  # the marker pulses: never "stable" for Playwright
+    tip = block.locator(".md-annotation .md-tooltip").first
+    tip.wait_for(state="visible")
+    assert "one per GPU" in tip.inner_text()
+    page.locator("article h1").click()  # closes the annotation, which covers the copy button
+    tip.wait_for(state="hidden")
+    block.hover()
+    block.locator("button.md-code__button[data-md-type=copy]").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "(1)!" not in copied and copied.startswith("nproc=$(python -c")
+
+
 def test_notebook_page_shows_outputs(page, server):
     page.goto(server + "/en/getting-started/device-tour/")
     outputs = page.locator(".jp-OutputArea-output")
