@@ -31,7 +31,7 @@ TEXT = {
     "zh": {
         "none": "还没有记录到测试运行：下表只是源文件的统计。运行 `make test` 后重新构建即可看到每个代码块的结果。",
         "run": "最近一次测试运行：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**。",
-        "shared": "其中 {n} 个英文代码块与中文页的对应代码块逐字相同（代码、标记、期望输出），只运行一次，两页共用结果。",
+        "shared": "其中 {n} 个英文代码块与中文页的对应代码块逐字相同（代码、标记、期望输出），每对只测试一次，两页共用结果。",
         "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
         "total": "**合计**",
         "excused": "豁免的代码块及理由",
@@ -49,7 +49,7 @@ TEXT = {
     "en": {
         "none": "No test run has been recorded yet: the table counts the sources only. Run `make test` and build again to see each block's result.",
         "run": "Last test run: {generated}, torch {torch}, Python {python}, device **{accelerator}**.",
-        "shared": "{n} English blocks are identical to their Chinese twins (code, marks, expected output): each such pair ran once and both pages share the result.",
+        "shared": "{n} English blocks are identical to their Chinese twins (code, marks, expected output), so each such pair is tested once and both pages share the result.",
         "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells | CPU result |",
         "total": "**Total**",
         "excused": "Excused blocks and why",
