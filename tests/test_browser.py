@@ -191,6 +191,8 @@ def test_pasted_error_messages_find_their_section(page, server, lang):
     misses = []
     for message, anchor in [("warm up the search worker", None), *sections]:
         query = message[:60]
+        box.fill("")  # clears the results: whatever shows up next answers this query
+        page.wait_for_function("!document.querySelector('.md-search-result__item')")
         box.fill(query)
         box.press("End")
         links = settled_results(page, query)
