@@ -52,15 +52,18 @@ def built_site(request):
 
 
 _offline: list[subprocess.Popen] = []
+OFFLINE_LOG = harness.REPO / "build" / "artifacts" / "offline-build.log"
 
 
 def offline_build() -> subprocess.Popen:
-    """`make offline`, started once per session; wait on the returned process."""
+    """`make offline`, started once per session, its output in OFFLINE_LOG (a file,
+    not a pipe nobody reads until the offline tests: a full pipe would stall it)."""
     if not _offline:
-        _offline.append(subprocess.Popen(
-            ["make", "offline"], cwd=harness.REPO, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        ))
+        OFFLINE_LOG.parent.mkdir(parents=True, exist_ok=True)
+        with open(OFFLINE_LOG, "w", encoding="utf-8") as log:
+            _offline.append(subprocess.Popen(
+                ["make", "offline"], cwd=harness.REPO, stdout=log, stderr=subprocess.STDOUT,
+            ))
     return _offline[0]
 
 

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests import harness
-from tests.conftest import offline_build
+from tests.conftest import OFFLINE_LOG, offline_build
 
 OFFLINE = harness.REPO / "build" / "offline"
 
@@ -17,8 +17,9 @@ OFFLINE = harness.REPO / "build" / "offline"
 @pytest.fixture(scope="session")
 def offline_site(built_site):
     build = offline_build()  # started by built_site, after the main build
-    output, _ = build.communicate(timeout=900)
-    assert build.returncode == 0, f"`make offline` failed:\n{output[-6000:]}"
+    build.wait(timeout=900)
+    output = OFFLINE_LOG.read_text(encoding="utf-8")
+    assert build.returncode == 0, f"`make offline` failed (log: {harness.rel(OFFLINE_LOG)}):\n{output[-6000:]}"
     assert (harness.REPO / "build" / "artifacts" / "pytorch-device-guide-offline.zip").exists()
     return OFFLINE
 
