@@ -68,7 +68,7 @@ def offline_build() -> subprocess.Popen:
 
 
 # Test modules that use the built site: pytest-xdist runs them in one worker
-# (one build), in this order, while the other workers run the blocks.
+# (one build), while the other workers run the blocks.
 SITE_TESTS = ("tests/test_site.py", "tests/test_browser.py", "tests/test_offline.py")
 
 

@@ -139,8 +139,9 @@ def render(lang: str) -> str:
     return "\n".join(lines)
 
 
-def load_gpu() -> dict | None:
-    path = REPO / "build" / "gpu" / "validation.json"
+def load_gpu(gpu: Path = GPU) -> dict | None:
+    """The GPU workflow's census, when its artifact was downloaded into ``gpu``."""
+    path = gpu / "validation.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
@@ -224,8 +225,7 @@ def fence_lines_before_markers(source: str) -> list[int]:
 def gpu_outputs(markdown: str, source: str, src: str, lang: str, gpu: Path = GPU) -> str:
     """Replace each GPU_MARKER with what the block above it printed on the GPU."""
     t = TEXT[lang]
-    census = gpu / "validation.json"
-    run = json.loads(census.read_text(encoding="utf-8")) if census.exists() else None
+    run = load_gpu(gpu)
     for line in fence_lines_before_markers(source):
         output = gpu / "artifacts" / "outputs" / f"{src.replace('/', '__')}__{line}.txt"
         if run and output.exists():
