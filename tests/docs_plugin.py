@@ -58,6 +58,23 @@ def require_cuda() -> bool:
     return os.environ.get("REQUIRE_CUDA", "") not in ("", "0")
 
 
+def any_torch() -> bool:
+    """``DOCS_TORCH=any`` (make test-cuda): run with the interpreter's own torch,
+    whatever its version; otherwise the installed torch must be the pinned one."""
+    return os.environ.get("DOCS_TORCH", "") == "any"
+
+
+def pinned_torch() -> str:
+    """The torch version pyproject.toml pins (``torch==2.13.0`` → ``2.13.0``)."""
+    import tomllib
+
+    deps = tomllib.loads((harness.REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "dependencies"
+    ]
+    (pin,) = [d.split("==", 1)[1].strip() for d in deps if d.replace(" ", "").startswith("torch==")]
+    return pin
+
+
 def cuda_available() -> bool:
     import torch
 
@@ -85,6 +102,17 @@ def pytest_configure(config):
 
 
 def pytest_sessionstart(session):
+    if not any_torch() and harness.torch_version() != pinned_torch():
+        import torch
+
+        pytest.exit(
+            f"The pages are validated with the pinned torch {pinned_torch()} (pyproject.toml), "
+            f"but this interpreter has torch {torch.__version__} ({harness.rel(torch.__file__)}). "
+            "Run `make test` (it installs the pinned version into .venv), or `make test-cuda` "
+            "to validate with this interpreter's own torch (DOCS_TORCH=any; the census records "
+            "its version).",
+            returncode=4,
+        )
     if require_cuda() and not cuda_available():
         import torch
 
@@ -139,6 +167,12 @@ class DocsBlock(pytest.Item):
                 f"{harness.MARKS['cuda']}; compiled and API-checked here",
                 _use_item_location=True,
             )
+        if "pinned" in block.mark_names and harness.torch_version() != pinned_torch():
+            raise pytest.skip.Exception(
+                f"shows the pinned torch {pinned_torch()}; this run uses torch "
+                f"{harness.torch_version()} (DOCS_TORCH=any)",
+                _use_item_location=True,
+            )
         if block.language == "python":
             output = harness.run_python(block)
         else:
@@ -184,7 +218,8 @@ class DocsBlock(pytest.Item):
 def signature(block: harness.Block):
     """What makes two blocks the same test: code, language, marks, expected output."""
     marks = sorted((m.name, repr(m.args), repr(sorted(m.kwargs.items()))) for m in block.marks)
-    return block.language, block.code, marks, block.expected_output, block.ignore_whitespace
+    variants = [(spec, text) for spec, text, _ in block.variants]
+    return block.language, block.code, marks, block.expected_output, block.ignore_whitespace, variants
 
 
 def identical_twins(blocks: dict[str, list]) -> list[tuple]:

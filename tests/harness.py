@@ -48,7 +48,12 @@ DISPLAY = {"text", "json", "yaml", "toml", "ini", "diff", "html", "markdown"}
 MARKS = {
     "cuda": "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)",
     "skip": "excused: never run; the reason is shown in the validation report",
+    "pinned": "shows the pinned torch version (pyproject.toml): checked in the pinned run "
+    "(make test); a run with another torch (make test-cuda) skips it",
 }
+# An expected output for other torch versions, below the block's usual one:
+#   <!--docs:expected-output torch==2.11.*-->
+VARIANT = re.compile(r"^\s*docs:expected-output\b(?P<rest>.*)$")
 SNIPPET_LINE = re.compile(r"^\s*-{1,}8<-{1,}\s")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})(?P<info>.*)$")
 COMMENT = re.compile(r"^\s*<!--(?P<body>.*)-->\s*$")
@@ -101,8 +106,40 @@ class Fence:
         return found
 
     @property
+    def variant(self) -> str | None:
+        """The torch version specifier of a ``<!--docs:expected-output torch…-->`` fence."""
+        for c in self.comments:
+            m = VARIANT.match(c)
+            if m:
+                return m.group("rest").strip()
+        return None
+
+    @property
     def where(self) -> str:
         return f"{rel(self.page)}:{self.line}"
+
+
+def torch_specifier(text: str, where: str):
+    """``torch==2.11.*`` → a SpecifierSet; a clear error otherwise."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    spec = text.removeprefix("torch").strip()
+    try:
+        if not text.startswith("torch") or not spec:
+            raise InvalidSpecifier(text)
+        return SpecifierSet(spec)
+    except InvalidSpecifier:
+        raise DocsError(
+            f"{where}: cannot read <!--docs:expected-output {text}-->: name the torch versions "
+            "this output is for, e.g. <!--docs:expected-output torch==2.11.*-->"
+        ) from None
+
+
+def torch_version() -> str:
+    """The installed torch's version without its local label (2.13.0+cpu → 2.13.0)."""
+    import torch
+
+    return torch.__version__.split("+")[0]
 
 
 def scan_fences(page: Path) -> list[Fence]:
@@ -186,8 +223,13 @@ def census(page: Path) -> list[CensusEntry]:
     text = Path(page).read_text(encoding="utf-8")
     first = text.splitlines()[0].strip() if text.strip() else ""
     fences = scan_fences(page)
+    previous = None  # the last fence that is not an expected output
+    has_output = False  # whether `previous` has its expected output yet
     for f in fences:
         e = CensusEntry(rel(f.page), f.line, f.language or "(none)", "")
+        is_output = any(k.startswith("expected-output") for k in f.keywords)
+        variant = f.variant
+        runnable = previous is not None and previous.ticks[0] == "`" and previous.language in EXECUTED
         excuse = None
         try:
             for mark in f.marks:
@@ -204,13 +246,32 @@ def census(page: Path) -> list[CensusEntry]:
             )
         elif e.problem:
             pass
-        elif "expected-output" in keywords or "expected-output-ignore-whitespace" in keywords:
+        elif is_output or variant is not None:
             e.kind = "output"
+            what = "<!--pytest-codeblocks:expected-output-->" if is_output else f"<!--docs:expected-output {variant}-->"
             if f.ticks[0] != "`" or f.language != "text":
                 e.problem = (
-                    f"{f.where}: the expected output after <!--pytest-codeblocks:expected-output--> "
+                    f"{f.where}: the expected output after {what} "
                     f"must be a ```text fence (found {f.ticks}{f.info})"
                 )
+            elif not runnable:
+                e.problem = (
+                    f"{f.where}: {what} follows "
+                    + (f"the {previous.language or 'plain'} fence at line {previous.line}, which never runs"
+                       if previous else "no block")
+                    + ", so this output would never be compared: put it directly after the "
+                    "```python or ```bash block whose output it is"
+                )
+            elif variant is not None and not has_output:
+                e.problem = (
+                    f"{f.where}: {what} needs the block's usual output first: put a "
+                    "<!--pytest-codeblocks:expected-output--> fence (the pinned torch's output) above it"
+                )
+            elif variant is not None:
+                try:
+                    torch_specifier(variant, f.where)
+                except DocsError as exc:
+                    e.problem = str(exc)
         elif excuse is not None:
             e.kind, e.reason = "excused", excuse
         elif f.ticks[0] == "`" and f.language in EXECUTED:
@@ -239,6 +300,10 @@ def census(page: Path) -> list[CensusEntry]:
                 f'{hint}; or excuse it with <!--pytest.mark.skip(reason="…")--> on the line above'
             )
         entries.append(e)
+        if e.kind == "output":
+            has_output = True
+        elif e.kind != "continued":
+            previous, has_output = f, False
     for f in scan_outside_fences_for_snippets(page, fences):
         entries.append(f)
     return entries
@@ -323,6 +388,15 @@ class Block:
     expected_output: str | None = None
     ignore_whitespace: bool = False
     output_fence: Fence | None = None
+    # outputs for other torch versions: (specifier text, expected output, fence)
+    variants: list[tuple[str, str, Fence]] = field(default_factory=list)
+
+    def expected_for(self, version: str) -> tuple[str | None, Fence | None]:
+        """The expected output (and its fence) for this torch version."""
+        for spec, text, fence in self.variants:
+            if torch_specifier(spec, f"{rel(self.page)}:{fence.line}").contains(version):
+                return text, fence
+        return self.expected_output, self.output_fence
 
     @property
     def where(self) -> str:
@@ -342,6 +416,7 @@ def page_blocks(page: Path) -> list[Block]:
     # continuation pieces and output fences, in page order, for the line maps
     pieces: dict[int, list[Fence]] = {}
     outputs: dict[int, Fence] = {}
+    variants: dict[int, list[tuple[str, str, Fence]]] = {}
     owner = None
     for f in fences:
         if f.ticks[0] != "`":
@@ -351,6 +426,9 @@ def page_blocks(page: Path) -> list[Block]:
             pieces[owner.line].append(f)
         elif any(k.startswith("expected-output") for k in kw) and owner is not None:
             outputs[owner.line] = f
+        elif f.variant is not None and owner is not None:
+            torch_specifier(f.variant, f.where)
+            variants.setdefault(owner.line, []).append((f.variant, f.code, f))
         else:
             owner = f
             pieces[f.line] = [f]
@@ -391,6 +469,7 @@ def page_blocks(page: Path) -> list[Block]:
                 expected_output=cb.expected_output,
                 ignore_whitespace=cb.expected_output_ignore_whitespace,
                 output_fence=outputs.get(cb.lineno),
+                variants=variants.get(cb.lineno, []),
             )
         )
     return blocks
@@ -525,9 +604,9 @@ def run_bash(block: Block) -> str:
 
 def check_output(block: Block, actual: str) -> None:
     """Compare printed output with the page's expected-output fence."""
-    if block.expected_output is None:
+    expected, fence = block.expected_for(torch_version())
+    if expected is None:
         return
-    expected = block.expected_output
     same = (
         re.sub(r"\s+", "", expected) == re.sub(r"\s+", "", actual)
         if block.ignore_whitespace
@@ -535,23 +614,23 @@ def check_output(block: Block, actual: str) -> None:
     )
     if same:
         return
-    fence = block.output_fence
     at = f"{rel(block.page)}:{fence.line}" if fence else block.where
+    which = "" if fence is block.output_fence else f" (the output for torch {fence.variant})"
     diff = "\n".join(
         difflib.unified_diff(
             expected.splitlines(), actual.splitlines(), "expected (page)", "actual", lineterm=""
         )
     )
     raise BlockFailure(
-        f"{block.where}: printed output differs from the expected output at {at}\n\n"
+        f"{block.where}: printed output differs from the expected output at {at}{which}\n\n"
         f"{diff}\n\nIf the new output is right, update the ```text fence at {at} and its twin "
         f"in the other language, or run: python -m pytest {rel(block.page)} --update-outputs"
     )
 
 
 def write_output(block: Block, actual: str) -> None:
-    """Replace the body of the block's expected-output fence with ``actual``."""
-    fence = block.output_fence
+    """Replace the body of the block's expected-output fence (for this torch) with ``actual``."""
+    _, fence = block.expected_for(torch_version())
     lines = block.page.read_text(encoding="utf-8").splitlines(True)
     opening = lines[fence.line - 1]
     indent = opening[: len(opening) - len(opening.lstrip())]

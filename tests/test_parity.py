@@ -34,8 +34,8 @@ def code_sequence(page):
     """What must be identical across languages: runnable code, marks, outputs."""
     seq = []
     for f in harness.scan_fences(page):
-        if f.language in harness.EXECUTED or f.keywords:
-            seq.append((f.line, f.language, sorted(f.marks), f.keywords, f.code))
+        if f.language in harness.EXECUTED or f.keywords or f.variant is not None:
+            seq.append((f.line, f.language, sorted(f.marks), [*f.keywords, f.variant], f.code))
     return seq
 
 
