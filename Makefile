@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup serve build offline test bench lint clean
+.PHONY: setup serve build offline test test-cuda bench lint clean
 
 setup: $(STAMP)
 
@@ -40,6 +40,28 @@ offline: setup $(SHIM)
 # PYTEST_ARGS: extra pytest options, e.g. PYTEST_ARGS=-n0 (one process; the GPU workflow)
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Every block with the interpreter's own torch, whatever its version: a GPU
+# machine's preinstalled CUDA build, often another 2.x and offline. Only the
+# small pure-Python test dependencies are added (tests/requirements-any-torch.txt,
+# into $(ANY_SITE), from the folder WHEELS when there is no index); the census
+# records the torch, CUDA and GPU it ran with. REQUIRE_CUDA=1 fails without CUDA
+# and when any CUDA-only block was skipped. One process (-n0) by default, so the
+# timing blocks have the GPU to themselves: CUDA_PYTEST_ARGS overrides it.
+SYSTEM_PYTHON ?= python3
+ANY_SITE := .venv-any-torch
+CUDA_PYTEST_ARGS ?= -n0
+WHEELS ?=
+$(ANY_SITE)/.installed: tests/requirements-any-torch.txt
+	@$(SYSTEM_PYTHON) -c 'import torch' || { echo "make test-cuda: $(SYSTEM_PYTHON) has no torch; name the interpreter that has it: make test-cuda SYSTEM_PYTHON=/path/to/python"; exit 1; }
+	rm -rf $(ANY_SITE)
+	$(SYSTEM_PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --target $(ANY_SITE) \
+	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements-any-torch.txt
+	touch $@
+
+test-cuda: $(ANY_SITE)/.installed
+	PYTHONPATH=$(CURDIR)/$(ANY_SITE) DOCS_TORCH=any $(SYSTEM_PYTHON) -m pytest \
+	  docs tests/test_census.py tests/test_parity.py -p no:cacheprovider $(CUDA_PYTEST_ARGS) $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m tests.bench

@@ -316,6 +316,9 @@ def machine() -> dict:
         "torch": torch.__version__,
         "python": platform.python_version(),
         "accelerator": "cuda" if torch.cuda.is_available() else "cpu",
+        # "pinned": the torch of pyproject.toml (make test); "any": the interpreter's own (make test-cuda)
+        "torch_mode": "any" if any_torch() else "pinned",
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
     }
     if torch.cuda.is_available():
         info["cuda"] = torch.version.cuda
@@ -323,13 +326,28 @@ def machine() -> dict:
     return info
 
 
+def block_sha(block: harness.Block) -> str:
+    """What a result is valid for: the code after includes, its marks and outputs.
+    A census from another run (the GPU workflow's) counts for a block only while
+    this matches."""
+    import hashlib
+
+    return hashlib.sha256(repr(signature(block)).encode("utf-8")).hexdigest()[:16]
+
+
 def validation_data() -> dict:
     """Census of every fence of every page and notebook, with this run's results."""
     info = machine()
     fences = []
     for page in harness.pages():
+        try:
+            shas = {b.line: block_sha(b) for b in harness.page_blocks(page)}
+        except harness.DocsError:
+            shas = {}  # the census test reports it
         for entry in harness.census(page):
             row = entry.as_dict()
+            if entry.line in shas:
+                row["sha"] = shas[entry.line]
             result = RESULTS.get((row["page"], row["line"]))
             if result:
                 row.update(result)

@@ -286,7 +286,7 @@ def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
     }))
     (gpu / "artifacts" / "outputs" / "docs__en__p.md__8.txt").write_text("h2d pinned 24.1 GB/s\n")
     shown = hook.gpu_outputs(markdown, source, src, "en", gpu)
-    assert '!!! info "Measured by the GPU workflow: NVIDIA L4, torch 2.13.0+cu130, 2026-11-20"' in shown
+    assert '!!! info "Measured on a GPU: torch 2.13.0+cu130 · NVIDIA L4, 2026-11-20"' in shown
     assert "    ```text\n    h2d pinned 24.1 GB/s\n    ```" in shown
     assert "<!-- gpu-output -->" not in shown
 

@@ -3,12 +3,14 @@
 ``make test`` writes the census with each block's result. This hook renders it
 into the "Validation report" page and puts a line under each page's title:
 which torch validated how many of its blocks on CPU, whether CUDA did
-(``build/gpu/validation.json``, the GPU workflow's census, when present), and
+(``build/gpu/validation.json``, the GPU workflow's census, when present, else
+the GPU run recorded in ``.ci/gpu-run/``; a result counts only for a block whose
+hash still matches), naming the torch and GPU it ran on, and
 the date of the page's last change in git. Without a recorded run (a fresh
 ``make serve``) the report shows the census of the sources alone.
 
 ``<!-- gpu-output -->`` after a CUDA-only block shows what that block printed in
-the GPU workflow (``build/gpu/artifacts/outputs/``, downloaded with its census),
+the GPU run (``artifacts/outputs/`` beside that census),
 e.g. the measured bandwidths, or says that no GPU run is recorded yet.
 """
 
@@ -25,12 +27,16 @@ from pathlib import Path, PurePosixPath
 REPO = Path(__file__).resolve().parents[3]
 MARKER = "<!-- validation-report -->"
 GPU_MARKER = "<!-- gpu-output -->"
+# The GPU workflow's census and outputs (its artifact, downloaded by CI), or else
+# the last GPU run recorded in the repository (.ci/gpu-run/, see CONTRIBUTING).
 GPU = REPO / "build" / "gpu"
+GPU_RECORDED = REPO / ".ci" / "gpu-run"
 
 TEXT = {
     "zh": {
         "none": "还没有记录到测试运行：下表只是源文件的统计。运行 `make test` 后重新构建即可看到每个代码块的结果。",
         "run": "最近一次测试运行：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**。",
+        "gpu_run": "最近一次 GPU 运行：{generated}，{label}，CUDA {cuda}：{passed} 个代码块通过，{failed} 个失败；另有 {changed} 个代码块在那次运行之后改过，等待下一次 GPU 运行。",
         "shared": "有 {n} 个英文代码块与中文页的对应代码块逐字相同（代码、标记、期望输出），每对只测试一次，两页共用结果。",
         "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
         "total": "**合计**",
@@ -41,14 +47,17 @@ TEXT = {
         "badge": "本页 {n} 个代码块已用 torch {torch} 在 CPU 上验证 {cpu}",
         "badge_cuda": "CUDA {cuda}",
         "pending": "待验证",
+        "partly": "（其中 {n} 个代码块与那次运行时一致）",
         "changed": "最后修改 {date}",
         "gpu_output": 'GPU 工作流实测：{gpu}，torch {torch}，{date}',
         "gpu_none": '还没有 GPU 实测数据',
+        "gpu_stale": "代码块在上次 GPU 运行之后改过，实测数据待更新",
         "gpu_none_text": "GPU 工作流运行过这个代码块之后，它打印的结果会显示在这里。",
     },
     "en": {
         "none": "No test run has been recorded yet: the table counts the sources only. Run `make test` and build again to see each block's result.",
         "run": "Last test run: {generated}, torch {torch}, Python {python}, device **{accelerator}**.",
+        "gpu_run": "Last GPU run: {generated}, {label}, CUDA {cuda}: {passed} blocks passed, {failed} failed; {changed} more blocks changed since that run and wait for the next one.",
         "shared": "{n} English blocks are identical to their Chinese twins (code, marks, expected output), so each such pair is tested once and both pages share the result.",
         "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells | CPU result |",
         "total": "**Total**",
@@ -59,9 +68,11 @@ TEXT = {
         "badge": "{n} blocks on this page validated with torch {torch} on CPU {cpu}",
         "badge_cuda": "CUDA {cuda}",
         "pending": "pending",
+        "partly": "({n} blocks unchanged since that run)",
         "changed": "last changed {date}",
-        "gpu_output": "Measured by the GPU workflow: {gpu}, torch {torch}, {date}",
+        "gpu_output": "Measured on a GPU: {label}, {date}",
         "gpu_none": "No GPU measurement yet",
+        "gpu_stale": "This block changed since the last GPU run: measurement pending",
         "gpu_none_text": "Once the GPU workflow has run this block, what it printed appears here.",
     },
 }
@@ -83,6 +94,21 @@ def render(lang: str) -> str:
     data, recorded = load()
     info = data["machine"]
     lines = [t["run"].format(generated=data["generated"], **info) if recorded else t["none"], ""]
+    gpu = load_gpu() if info.get("accelerator") != "cuda" else None
+    if gpu:
+        shas = {(f["page"], f["line"]): f.get("sha") for f in data["fences"]}
+        ran = [f for f in gpu["fences"] if f.get("status") in ("passed", "failed")]
+        same = [f for f in ran if f.get("sha") == shas.get((f["page"], f["line"]))]
+        lines[-1:] = [
+            t["gpu_run"].format(
+                generated=gpu["generated"], label=gpu_label(gpu["machine"]),
+                cuda=gpu["machine"].get("cuda", "?"),
+                passed=sum(f["status"] == "passed" for f in same),
+                failed=sum(f["status"] == "failed" for f in same),
+                changed=len(ran) - len(same),
+            ),
+            "",
+        ]
     shared = sum(1 for f in data["fences"] if f.get("ran_with"))
     if shared:
         lines[-1:] = [t["shared"].format(n=shared), ""]
@@ -139,22 +165,36 @@ def render(lang: str) -> str:
     return "\n".join(lines)
 
 
-def load_gpu(gpu: Path = GPU) -> dict | None:
-    """The GPU workflow's census, when its artifact was downloaded into ``gpu``."""
-    path = gpu / "validation.json"
+def gpu_dir() -> Path:
+    return GPU if (GPU / "validation.json").exists() else GPU_RECORDED
+
+
+def load_gpu(gpu: Path | None = None) -> dict | None:
+    """The GPU run's census: the workflow's artifact, or the run recorded in .ci/gpu-run/."""
+    path = (gpu or gpu_dir()) / "validation.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def page_status(data: dict, src: str) -> tuple[int, int, int]:
-    """(blocks that ran, blocks that failed, CUDA-only blocks) of one page."""
+def page_status(data: dict, src: str, shas: dict | None = None) -> tuple[int, int, int]:
+    """(blocks that ran, blocks that failed, CUDA-only blocks) of one page. With
+    ``shas`` (line → hash of the block as it is now), a result counts only for a
+    block whose code, marks and outputs are still the ones that ran."""
     ran = failed = cuda = 0
     for f in data["fences"]:
         if f["page"] != src:
             continue
         cuda += f["kind"] == "cuda"
+        if shas is not None and f.get("sha") != shas.get(f["line"]):
+            continue
         ran += f.get("status") in ("passed", "failed", "build")
         failed += f.get("status") == "failed"
     return ran, failed, cuda
+
+
+def gpu_label(machine: dict) -> str:
+    """torch 2.11.0+cu130 · NVIDIA H100 80GB HBM3: exactly what ran."""
+    gpus = ", ".join(sorted(set(machine.get("gpus", [])))) or "CUDA"
+    return f"torch {machine['torch']} · {gpus}"
 
 
 def last_changed(src: str) -> str | None:
@@ -185,11 +225,19 @@ def badge(lang: str, src: str) -> str | None:
     ]
     if cuda:
         gpu = load_gpu()
-        if gpu and data["machine"]["accelerator"] != "cuda":
-            g_ran, g_failed, _ = page_status(gpu, src)
-            mark = '<span class="failed">✗</span>' if g_failed or not g_ran else '<span class="ok">✓</span>'
-        elif data["machine"]["accelerator"] == "cuda":
+        if data["machine"]["accelerator"] == "cuda":
             mark = '<span class="ok">✓</span>' if not failed else '<span class="failed">✗</span>'
+            mark += " " + gpu_label(data["machine"])
+        elif gpu:
+            shas = {f["line"]: f.get("sha") for f in data["fences"] if f["page"] == src}
+            g_ran, g_failed, _ = page_status(gpu, src, shas)
+            if not g_ran:
+                mark = t["pending"]
+            else:
+                mark = '<span class="failed">✗</span>' if g_failed else '<span class="ok">✓</span>'
+                mark += " " + gpu_label(gpu["machine"])
+                if g_ran < ran:
+                    mark += " " + t["partly"].format(n=g_ran)
         else:
             mark = t["pending"]
         parts.append(t["badge_cuda"].format(cuda=mark))
@@ -222,19 +270,20 @@ def fence_lines_before_markers(source: str) -> list[int]:
     return found
 
 
-def gpu_outputs(markdown: str, source: str, src: str, lang: str, gpu: Path = GPU) -> str:
+def gpu_outputs(markdown: str, source: str, src: str, lang: str, gpu: Path | None = None) -> str:
     """Replace each GPU_MARKER with what the block above it printed on the GPU."""
     t = TEXT[lang]
+    gpu = gpu or gpu_dir()
     run = load_gpu(gpu)
+    local = {f["line"]: f.get("sha") for f in load()[0]["fences"] if f["page"] == src}
     for line in fence_lines_before_markers(source):
         output = gpu / "artifacts" / "outputs" / f"{src.replace('/', '__')}__{line}.txt"
-        if run and output.exists():
+        ran = next((f for f in (run or {}).get("fences", []) if f["page"] == src and f["line"] == line), None)
+        if ran and ran.get("sha") != local.get(line):
+            block = f'!!! note "{t["gpu_stale"]}"\n\n    {t["gpu_none_text"]}'
+        elif run and output.exists():
             machine = run["machine"]
-            title = t["gpu_output"].format(
-                gpu=", ".join(machine.get("gpus", [])) or "CUDA",
-                torch=machine["torch"],
-                date=run["generated"][:10],
-            )
+            title = t["gpu_output"].format(label=gpu_label(machine), date=run["generated"][:10])
             body = "```text\n" + output.read_text(encoding="utf-8").rstrip("\n") + "\n```"
             block = f'!!! info "{title}"\n\n' + textwrap.indent(body, "    ")
         else:
