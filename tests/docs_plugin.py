@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import harness
+from tests import harness, runner
 
 VALIDATION_JSON = harness.REPO / "build" / "validation.json"
 OUTPUTS = harness.REPO / "build" / "artifacts" / "outputs"
@@ -47,7 +47,8 @@ RESULTS: dict[tuple[str, int], dict] = {}
 COLLECTED: set[tuple[str, int]] = set()
 PENDING_OUTPUTS: dict[tuple[str, int], str] = {}  # --update-outputs: (page, line) -> printed
 UPDATED_OUTPUT = "docs_updated_output"  # user property carrying it to the controller
-TWIN = "docs_twin"  # user property: (page, line) of an identical block that this run stands for
+TWIN = "docs_twin"
+REPO_GUARD = pytest.StashKey["runner.RepoGuard"]()  # user property: (page, line) of an identical block that this run stands for
 
 
 def is_xdist_worker(config) -> bool:
@@ -145,8 +146,27 @@ class DocsPage(pytest.File):
         for block in blocks:
             item = DocsBlock.from_parent(self, name=f"line {block.line}", block=block)
             for mark in block.marks:
-                item.add_marker(mark)
+                if mark.name != "skip":  # an excused block is skipped in runtest, at its page line
+                    item.add_marker(mark)
             yield item
+        yield TwinCheck.from_parent(self, name="twin")
+
+
+class TwinCheck(pytest.Item):
+    """Running one page checks its twin too: it exists, with the same code and anchors."""
+
+    def runtest(self):
+        problems = harness.twin_problems(self.path)
+        if problems:
+            raise harness.DocsError("\n".join(problems))
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, harness.DocsError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, "twin"
 
 
 class DocsBlock(pytest.Item):
@@ -160,6 +180,9 @@ class DocsBlock(pytest.Item):
 
     def runtest(self):
         block = self.block
+        for mark in block.marks:
+            if mark.name == "skip":
+                raise pytest.skip.Exception(mark.kwargs["reason"], _use_item_location=True)
         if "cuda" in block.mark_names and not cuda_available():
             self._check_without_cuda()
             # reported at the page line, like a skip mark
@@ -173,10 +196,24 @@ class DocsBlock(pytest.Item):
                 f"{harness.torch_version()} (DOCS_TORCH=any)",
                 _use_item_location=True,
             )
-        if block.language == "python":
-            output = harness.run_python(block)
-        else:
-            output = harness.run_bash(block)
+        # Where the kernel has Landlock, a block cannot write into the repository at
+        # all; elsewhere the guard notices and restores what it changed.
+        guard = None if runner.landlock_abi() else self.config.stash.setdefault(REPO_GUARD, runner.RepoGuard(harness.REPO))
+        if guard:
+            guard.before()
+        try:
+            output = harness.run_block(block)
+        finally:
+            changed = guard.after() if guard else []
+        if changed:
+            raise harness.BlockFailure(
+                f"{block.where}: the repository changed while this block ran; the harness put "
+                f"it back. Blocks run in a temporary folder with a copy of snippets/: write "
+                f"only there. Changed: {', '.join(changed)}"
+                + ("" if not is_xdist_worker(self.config) else
+                   " (with several pytest workers another block may have been running at the "
+                   "same time: -n0 names the block for sure)")
+            )
         for same in (block, *self.twins):
             save_output(same, output)
         try:
@@ -254,9 +291,9 @@ def pytest_collection_modifyitems(session, config, items):
         if isinstance(item, DocsBlock):
             pages.setdefault(harness.rel(item.block.page), []).append(item)
     twins_run = set()
-    for runner, twin in identical_twins(pages):
-        runner.twins.append(twin.block)
-        runner.user_properties.append((TWIN, (harness.rel(twin.block.page), twin.block.line)))
+    for runs, twin in identical_twins(pages):
+        runs.twins.append(twin.block)
+        runs.user_properties.append((TWIN, (harness.rel(twin.block.page), twin.block.line)))
         twins_run.add(twin)
     if twins_run:
         config.hook.pytest_deselected(items=[i for i in items if i in twins_run])
@@ -265,11 +302,26 @@ def pytest_collection_modifyitems(session, config, items):
 
 def save_output(block: harness.Block, output: str) -> None:
     """Keep what a block printed: the GPU workflow uploads these (e.g. bandwidths)."""
+    path = OUTPUTS / output_name(harness.rel(block.page), block.line)
     if not output:
+        path.unlink(missing_ok=True)
         return
-    name = f"{harness.rel(block.page).replace('/', '__')}__{block.line}.txt"
     OUTPUTS.mkdir(parents=True, exist_ok=True)
-    (OUTPUTS / name).write_text(output, encoding="utf-8")
+    path.write_text(output, encoding="utf-8")
+
+
+def output_name(page: str, line: int) -> str:
+    return f"{page.replace('/', '__')}__{line}.txt"
+
+
+def drop_stale_outputs() -> None:
+    """After a complete run: outputs of blocks that no longer exist go."""
+    if not OUTPUTS.is_dir():
+        return
+    keep = {output_name(page, line) for page, line in runnable_keys()}
+    for path in OUTPUTS.glob("*.txt"):
+        if path.name not in keep:
+            path.unlink()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -412,6 +464,7 @@ def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     write_pending_outputs(reporter)
     if complete_run():
+        drop_stale_outputs()
         try:
             path = write_validation_json()
             if reporter:

@@ -21,22 +21,24 @@ import ast
 import contextlib
 import difflib
 import importlib
-import io
+import json
 import linecache
 import os
 import random
 import re
-import subprocess
+import shutil
+import signal
 import sys
 import tempfile
 import traceback
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import markdown
 import pytest
 from pytest_codeblocks.main import CodeBlock, extract_from_buffer
+
+from tests import runner
 
 REPO = Path(__file__).resolve().parent.parent
 LANGUAGES = ("zh", "en")
@@ -48,6 +50,7 @@ DISPLAY = {"text", "json", "yaml", "toml", "ini", "diff", "html", "markdown"}
 MARKS = {
     "cuda": "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)",
     "skip": "excused: never run; the reason is shown in the validation report",
+    "timeout": "a time limit in seconds other than the default (tests/runner.py DEFAULT_TIMEOUT)",
     "pinned": "shows the pinned torch version (pyproject.toml): checked in the pinned run "
     "(make test); a run with another torch (make test-cuda) skips it",
 }
@@ -57,7 +60,6 @@ VARIANT = re.compile(r"^\s*docs:expected-output\b(?P<rest>.*)$")
 SNIPPET_LINE = re.compile(r"^\s*-{1,}8<-{1,}\s")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})(?P<info>.*)$")
 COMMENT = re.compile(r"^\s*<!--(?P<body>.*)-->\s*$")
-BLOCK_TIMEOUT = 600
 
 
 class DocsError(Exception):
@@ -117,6 +119,63 @@ class Fence:
     @property
     def where(self) -> str:
         return f"{rel(self.page)}:{self.line}"
+
+
+# HTML comments right above a fence that are not marks but look like one (a typo,
+# a space, a missing prefix) would silently change nothing: they are refused.
+LOOKS_LIKE_A_MARK = re.compile(r"(?i)pytest|codeblocks|mark|skip|cuda|expect|output|\bcont\b|timeout|pinned|^\s*docs\s*:")
+PLAIN_COMMENTS = {"gpu-output", "validation-report"}  # markers the site's hooks replace
+VALID_FORMS = (
+    "<!--pytest.mark.cuda-->",
+    '<!--pytest.mark.skip(reason="why it is not run")-->',
+    "<!--pytest.mark.timeout(600)-->",
+    "<!--pytest.mark.pinned-->",
+    "<!--pytest-codeblocks:expected-output-->",
+    "<!--pytest-codeblocks:expected-output-ignore-whitespace-->",
+    "<!--pytest-codeblocks:cont-->",
+    "<!--docs:expected-output torch==2.11.*-->",
+)
+
+
+def comment_problems(fence: Fence) -> list[str]:
+    """What is wrong with the comments right above a fence (empty when nothing is)."""
+    problems = []
+    for body in fence.comments:
+        text = body.strip()
+        if text in PLAIN_COMMENTS or not LOOKS_LIKE_A_MARK.search(text):
+            continue
+        if re.fullmatch(r"pytest\.mark\.\w+(\(.*\))?", text, re.S):
+            try:
+                eval_mark(text, fence.where)
+            except DocsError as exc:
+                problems.append(str(exc))
+            continue
+        m = re.fullmatch(r"[-\s]*pytest-codeblocks:(.*)", text)
+        if m:
+            keyword = m.group(1).strip("- ")
+            if keyword in ("expected-output", "expected-output-ignore-whitespace", "cont"):
+                continue
+            hint = {
+                "skip": 'an excused block needs a reason: <!--pytest.mark.skip(reason="…")-->',
+                "skipfile": 'excuse blocks one by one with <!--pytest.mark.skip(reason="…")-->',
+            }.get(keyword.split("(")[0], "")
+            problems.append(
+                f"{fence.where}: <!--{text}--> is not a keyword the harness honours"
+                + (f": {hint}" if hint else "")
+                + f"; write one of: {', '.join(VALID_FORMS)}"
+            )
+            continue
+        if VARIANT.match(text):
+            continue
+        squeezed = re.sub(r"\s+", "", text).replace("pytest-mark", "pytest.mark").replace("_", "-")
+        guess = difflib.get_close_matches(f"<!--{squeezed}-->", VALID_FORMS, n=1, cutoff=0.5)
+        problems.append(
+            f"{fence.where}: the comment <!--{body}--> above this fence looks like a mark or keyword "
+            f"but is none, so it would change nothing"
+            + (f": did you mean {guess[0]}?" if guess else "")
+            + f" The harness honours: {', '.join(VALID_FORMS)}"
+        )
+    return problems
 
 
 def torch_specifier(text: str, where: str):
@@ -231,13 +290,16 @@ def census(page: Path) -> list[CensusEntry]:
         variant = f.variant
         runnable = previous is not None and previous.ticks[0] == "`" and previous.language in EXECUTED
         excuse = None
+        comment_errors = comment_problems(f)
+        if comment_errors:
+            e.problem = "\n".join(comment_errors)
         try:
             for mark in f.marks:
                 value = eval_mark(mark, f.where)
                 if value.name == "skip":
                     excuse = value.kwargs["reason"]
         except DocsError as exc:
-            e.problem = str(exc)
+            e.problem = e.problem or str(exc)
         keywords = f.keywords
         if "skipfile" in first:
             e.problem = (
@@ -391,6 +453,12 @@ class Block:
     # outputs for other torch versions: (specifier text, expected output, fence)
     variants: list[tuple[str, str, Fence]] = field(default_factory=list)
 
+    @classmethod
+    def from_job(cls, job: dict) -> Block:
+        """The block a runner job was made from (in the block's process)."""
+        return cls(Path(job["page"]), job["line"], job["language"], job["code"],
+                   [tuple(x) for x in job["line_map"]])
+
     def expected_for(self, version: str) -> tuple[str | None, Fence | None]:
         """The expected output (and its fence) for this torch version."""
         for spec, text, fence in self.variants:
@@ -409,10 +477,16 @@ class Block:
 
 def page_blocks(page: Path) -> list[Block]:
     """The python and bash blocks of a page, as pytest-codeblocks extracts them."""
+    problems = [e.problem for e in census(page) if e.problem]
+    if problems:
+        raise DocsError("\n".join(problems))
     fences = scan_fences(page)
     by_line = {f.line: f for f in fences}
     with open(page, encoding="utf-8") as handle:
-        extracted: list[CodeBlock] = extract_from_buffer(handle)
+        try:
+            extracted: list[CodeBlock] = extract_from_buffer(handle)
+        except RuntimeError as exc:  # pytest-codeblocks' parser; the census catches most first
+            raise DocsError(f"{rel(page)}:1: {exc}") from None
     # continuation pieces and output fences, in page order, for the line maps
     pieces: dict[int, list[Fence]] = {}
     outputs: dict[int, Fence] = {}
@@ -440,12 +514,12 @@ def page_blocks(page: Path) -> list[Block]:
         fence = by_line.get(cb.lineno)
         if fence is None:  # pragma: no cover - both parsers read the same fences
             raise DocsError(f"{where}: fence not found by the census scanner")
-        if sorted(cb.marks) != sorted(fence.marks):
+        if sorted(m.strip() for m in cb.marks) != sorted(fence.marks):
             raise DocsError(
                 f"{where}: a mark comment is separated from its fence by text: put "
                 "<!--pytest.mark.…--> comments directly above the fence they mark"
             )
-        marks = [eval_mark(m, where) for m in cb.marks]
+        marks = [eval_mark(m.strip(), where) for m in cb.marks]
         code, line_map = [], []
         for piece in pieces[cb.lineno]:
             for n, text in enumerate(piece.code.splitlines(), piece.line + 1):
@@ -482,39 +556,27 @@ class BlockFailure(Exception):
     """A block failed; the message is ready to show to the reader."""
 
 
-def reset_global_state() -> None:
-    """Undo what a block may have changed in torch's (and Python's) global state."""
+def seed_and_check_defaults() -> None:
+    """In a block's process, before the block: the seeds a reader's fresh script has
+    no reason to differ on. Everything else is fresh because the process is."""
     import numpy as np
     import torch
 
-    torch.set_default_dtype(torch.float32)
-    torch.set_default_device(None)
-    torch.set_grad_enabled(True)
-    torch.autograd.set_detect_anomaly(False)
-    torch.use_deterministic_algorithms(False)
-    torch.set_printoptions(profile="default", sci_mode=None)
     torch.manual_seed(0)
     random.seed(0)
     np.random.seed(0)
-    if torch.cuda.is_available():
-        torch.cuda.set_sync_debug_mode(0)
-        torch.cuda.synchronize()
 
 
 @contextlib.contextmanager
 def block_sandbox():
-    """A private working directory (with ``snippets/`` reachable), restored env."""
-    old_cwd, old_env, old_argv = os.getcwd(), dict(os.environ), sys.argv[:]
+    """A private working directory holding a *copy* of ``snippets/`` (so a block
+    that writes there changes nothing in the repository), and a folder beside it
+    for the runner's files, out of the block's sight."""
     with tempfile.TemporaryDirectory(prefix="docs-block-") as tmp:
-        os.symlink(REPO / "snippets", Path(tmp) / "snippets")
-        os.chdir(tmp)
-        try:
-            yield Path(tmp)
-        finally:
-            os.chdir(old_cwd)
-            os.environ.clear()
-            os.environ.update(old_env)
-            sys.argv = old_argv
+        work, files = Path(tmp) / "work", Path(tmp) / "runner"
+        shutil.copytree(REPO / "snippets", work / "snippets")
+        files.mkdir()
+        yield work, files
 
 
 def numbered(block: Block) -> str:
@@ -544,62 +606,124 @@ def page_traceback(block: Block, exc: BaseException) -> str:
         if frame.filename == filename and frame.lineno:
             p, n = block.line_map[frame.lineno - 1]
             lines.append(f"  {p}:{n}  {frame.line}")
-        elif frame.filename != __file__:
+        elif frame.filename not in (__file__, runner.__file__):
             lines.append(f"  {frame.filename}:{frame.lineno}  {frame.line or ''}")
     lines.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
     return "\n".join(lines)
 
 
+TAIL_LINES, TAIL_CHARS = 40, 4000
+
+
+def tail(text: str) -> str:
+    """The end of a long output, as a failure shows it."""
+    lines = text.splitlines()
+    cut = "\n".join(lines[-TAIL_LINES:])[-TAIL_CHARS:]
+    if len(cut) < len(text.rstrip("\n")):
+        return f"[… {len(text)} characters in all; the last {len(cut)}:]\n{cut}"
+    return cut
+
+
+def block_timeout(block: Block) -> float:
+    for mark in block.marks:
+        if mark.name == "timeout":
+            return float(mark.args[0])
+    return runner.DEFAULT_TIMEOUT
+
+
+def run_block(block: Block, zygote: runner.Zygote | None = None) -> str:
+    """Run a python or bash block in a process of its own (tests/runner.py);
+    return what it printed, or raise BlockFailure with page lines."""
+    zygote = zygote or runner.default_zygote()
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    if block.language == "bash":
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
+    timeout = block_timeout(block)
+    with block_sandbox() as (work, files):
+        job = {
+            "where": block.where,
+            "language": block.language,
+            "code": block.code,
+            "filename": f"<{block.where}>",
+            "line_map": block.line_map,
+            "page": str(block.page),
+            "line": block.line,
+            "argv0": rel(block.page),
+            "cwd": str(work),
+            "env": env,
+            "stdout": str(files / "stdout"),
+            "stderr": str(files / "stderr"),
+            "result": str(files / "result.json"),
+            "timeout": timeout,
+            "memory": runner.memory_limit(),
+            # Landlock: the block cannot write beneath the repository (else RepoGuard restores)
+            "protect": str(REPO) if runner.landlock_abi() else None,
+        }
+        if block.language == "python":
+            compiled(block)  # a syntax error is reported here, at its page line
+        reply = zygote.run(job)
+        raw = Path(job["stdout"]).read_bytes() if Path(job["stdout"]).exists() else b""
+        err = Path(job["stderr"]).read_bytes().decode("utf-8", "backslashreplace") if Path(job["stderr"]).exists() else ""
+        result = Path(job["result"])
+        result = json.loads(result.read_text(encoding="utf-8")) if result.exists() else None
+    try:
+        printed = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        printed = None
+        bad = f"{block.where}: the block printed bytes that are not UTF-8 (at byte {exc.start}: {raw[exc.start:exc.start + 8]!r}): print text, decode bytes first (bytes.decode()), or write binary data to a file"
+    streams = f"\n\nlast lines printed:\n{tail(raw.decode('utf-8', 'backslashreplace'))}" + (f"\n\nstderr:\n{tail(err)}" if err.strip() else "")
+    if reply.get("runner_died"):
+        raise BlockFailure(f"{block.where}: the block runner (python -m tests.runner) died while running this block\n\n{numbered(block)}{streams}")
+    if reply["timed_out"]:
+        raise BlockFailure(
+            f"{block.where}: {block.language} block ran longer than its limit of {timeout:g} s and was stopped "
+            f"with everything it started. A block that needs longer says so on the line above its fence: "
+            f"<!--pytest.mark.timeout({int(timeout) * 5})-->\n\n{numbered(block)}{streams}"
+        )
+    if reply["over_memory"]:
+        raise BlockFailure(
+            f"{block.where}: the block used more than {job['memory'] / 2**30:.1f} GiB of memory and was stopped "
+            f"(the limit for one block: 60 % of this machine's memory over the pytest workers; "
+            f"DOCS_BLOCK_MEMORY_GB sets it)\n\n{numbered(block)}{streams}"
+        )
+    if block.language == "bash":
+        if reply["exit"] != 0:
+            how = f"exited with status {reply['exit']}" if reply["signal"] is None else f"was killed by {_signal_name(reply['signal'])}"
+            raise BlockFailure(f"{block.where}: bash block {how}\n\n{numbered(block)}{streams}")
+    elif result is None:
+        how = f"exit status {reply['exit']}" if reply["signal"] is None else _signal_name(reply["signal"])
+        raise BlockFailure(
+            f"{block.where}: the block's process ended before the block did ({how}). A block must run to "
+            f"its end: os._exit(), a crash or the out-of-memory killer end it early\n\n{numbered(block)}{streams}"
+        )
+    elif result["status"] == "failed":
+        message = result["message"]
+        if "PermissionError" in message and str(REPO) in message:
+            message += "\n\n(blocks may not write into the repository: they run in a temporary folder with a copy of snippets/; write there)"
+        if "MemoryError" in message or "can't allocate memory" in message:
+            message += f"\n\n(a block may allocate at most {job['memory'] / 2**30:.1f} GiB here; DOCS_BLOCK_MEMORY_GB sets it)"
+        raise BlockFailure(f"{message}\n\nprinted before the failure:\n{tail(raw.decode('utf-8', 'backslashreplace'))}" + (f"\n\nstderr:\n{tail(err)}" if err.strip() else ""))
+    if printed is None:
+        raise BlockFailure(f"{bad}\n\n{numbered(block)}")
+    return printed
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
+
+
 def run_python(block: Block) -> str:
-    """Run a python block as ``__main__``; return what it printed."""
-    code = compiled(block)
-    out = io.StringIO()
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    with block_sandbox(), contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        warnings.simplefilter("error", FutureWarning)
-        sys.argv = [rel(block.page)]
-        reset_global_state()
-        try:
-            exec(code, namespace)
-        except BaseException as exc:  # noqa: BLE001 - reported with page lines
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            raise BlockFailure(
-                f"{block.where}: python block failed\n\n{numbered(block)}\n\n"
-                f"{page_traceback(block, exc)}\n\nprinted before the failure:\n{out.getvalue()}"
-            ) from None
-        finally:
-            reset_global_state()
-    return out.getvalue()
+    assert block.language == "python"
+    return run_block(block)
 
 
 def run_bash(block: Block) -> str:
-    """Run a bash block with ``set -euo pipefail``, the venv's tools first on PATH."""
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
-    with block_sandbox() as tmp:
-        try:
-            done = subprocess.run(
-                ["bash", "-euo", "pipefail", "-c", block.code],
-                cwd=tmp,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=BLOCK_TIMEOUT,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired:
-            raise BlockFailure(
-                f"{block.where}: bash block ran longer than {BLOCK_TIMEOUT} s\n\n{numbered(block)}"
-            ) from None
-    if done.returncode != 0:
-        raise BlockFailure(
-            f"{block.where}: bash block exited with status {done.returncode}\n\n"
-            f"{numbered(block)}\n\nstdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
-        )
-    return done.stdout
+    assert block.language == "bash"
+    return run_block(block)
 
 
 def check_output(block: Block, actual: str) -> None:
@@ -615,7 +739,7 @@ def check_output(block: Block, actual: str) -> None:
     if same:
         return
     at = f"{rel(block.page)}:{fence.line}" if fence else block.where
-    which = "" if fence is block.output_fence else f" (the output for torch {fence.variant})"
+    which = "" if fence is block.output_fence else f" (the output for {fence.variant})"
     diff = "\n".join(
         difflib.unified_diff(
             expected.splitlines(), actual.splitlines(), "expected (page)", "actual", lineterm=""
@@ -732,3 +856,95 @@ def heading_anchors(page: Path) -> list[tuple[int, str, str]]:
             anchor = m.group(3) or slugify(m.group(2), "-")
             found.append((n, m.group(1), anchor))
     return found
+
+
+# --------------------------------------------------------------------------- parity
+
+
+
+
+def twins(docs: Path | None = None):
+    """(zh, en) path pairs, and the pages that miss their twin."""
+    docs = docs or REPO / "docs"
+    found = {}
+    for lang in LANGUAGES:
+        root = docs / lang
+        for p in [*root.rglob("*.md"), *root.rglob("*.py")]:
+            found.setdefault(p.relative_to(root), {})[lang] = p
+    pairs, missing = [], []
+    for relpath, langs in sorted(found.items()):
+        if set(langs) == set(LANGUAGES):
+            pairs.append((langs["zh"], langs["en"]))
+        for lang in LANGUAGES:
+            if lang not in langs:
+                (have,) = langs.values()
+                missing.append(
+                    f"{rel(have)}:1: has no twin docs/{lang}/{relpath.as_posix()}: "
+                    "write the page in both languages (same code, translated prose)"
+                )
+    return pairs, missing
+
+
+def code_sequence(page):
+    """What must be identical across languages: runnable code, marks, outputs."""
+    seq = []
+    for f in scan_fences(page):
+        if f.language in EXECUTED or f.keywords or f.variant is not None:
+            seq.append((f.line, f.language, sorted(f.marks), [*f.keywords, f.variant], f.code))
+    return seq
+
+
+def parity_problems(zh, en):
+    problems = []
+    if zh.suffix == ".py":
+        a, b = notebook_code_cells(zh), notebook_code_cells(en)
+        if a != b:
+            diff = "\n".join(difflib.unified_diff("\n\n".join(a).splitlines(), "\n\n".join(b).splitlines(), rel(zh), rel(en), lineterm=""))
+            problems.append(f"{rel(zh)}: notebook code cells differ from {rel(en)}:\n{diff}")
+        return problems
+    a, b = code_sequence(zh), code_sequence(en)
+    for i in range(max(len(a), len(b))):
+        if i >= len(a) or i >= len(b):
+            extra, page = (b[i], en) if i >= len(a) else (a[i], zh)
+            problems.append(f"{rel(page)}:{extra[0]}: block has no counterpart in the other language")
+            continue
+        (la, *ka), (lb, *kb) = a[i], b[i]
+        if ka != kb:
+            diff = "\n".join(difflib.unified_diff(ka[-1].splitlines(), kb[-1].splitlines(), f"{rel(zh)}:{la}", f"{rel(en)}:{lb}", lineterm=""))
+            problems.append(
+                f"{rel(zh)}:{la} differs from {rel(en)}:{lb} "
+                f"(language/marks/keywords/code must be identical):\n"
+                f"  zh: {ka[0]} {ka[1]} {ka[2]}\n  en: {kb[0]} {kb[1]} {kb[2]}\n{diff}"
+            )
+            break
+    ha = [(h[1], h[2]) for h in heading_anchors(zh)]
+    hb = [(h[1], h[2]) for h in heading_anchors(en)]
+    if ha != hb:
+        za = {h[2]: h[0] for h in heading_anchors(zh)}
+        for (lvl, anchor), line in zip(ha, [h[0] for h in heading_anchors(zh)], strict=False):
+            if (lvl, anchor) not in hb:
+                problems.append(f"{rel(zh)}:{line}: heading anchor #{anchor} ({lvl}) is not in {rel(en)}")
+        for lvl, anchor in hb:
+            if anchor not in za:
+                problems.append(f"{rel(en)}: heading anchor #{anchor} ({lvl}) is not in {rel(zh)}")
+        if not problems:
+            problems.append(f"{rel(zh)}: headings are in a different order than in {rel(en)}")
+        problems.append("give every heading the same explicit anchor in both languages: ## 标题 { #english-anchor }")
+    return problems
+
+
+def twin_problems(page: Path) -> list[str]:
+    """One page's parity check: its twin exists, with the same code, outputs and anchors."""
+    page = Path(page).resolve()
+    lang, _, rest = rel(page).removeprefix("docs/").partition("/")
+    other = [x for x in LANGUAGES if x != lang]
+    if lang not in LANGUAGES or not other:
+        return []
+    twin = REPO / "docs" / other[0] / rest
+    if not twin.exists():
+        return [
+            f"{rel(page)}:1: has no twin docs/{other[0]}/{rest}: "
+            "write the page in both languages (same code, translated prose)"
+        ]
+    zh, en = (page, twin) if lang == LANGUAGES[0] else (twin, page)
+    return parity_problems(zh, en)

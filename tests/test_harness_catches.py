@@ -17,7 +17,7 @@ import pytest
 
 from tests import docs_plugin, harness, sitecheck
 from tests.conftest import build_site
-from tests.test_parity import parity_problems, twins
+from tests.harness import parity_problems, twins
 
 FENCE = "`" * 3
 

@@ -1,0 +1,315 @@
+"""Blocks that crash, exit, hang, hog memory, write into the repository, leak state
+or print undecodable bytes; marks with typos. Each must fail with its page line
+and a message that says what happened, later blocks must still run, and the
+repository must be unchanged.
+
+The planted pages live in a scratch copy of the project (its tests/, snippets/,
+pyproject.toml), run with `pytest -n0` as a contributor runs one page.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests import harness, runner
+
+F = "`" * 3
+
+
+def scratch_project(tmp_path, pages: dict[str, str]):
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copytree(harness.REPO / "tests", root / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(harness.REPO / "snippets", root / "snippets")
+    for name in ("pyproject.toml", "LICENSE"):
+        shutil.copy(harness.REPO / name, root / name)
+    for rel, text in pages.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).replace("'''", F), encoding="utf-8")
+    return root
+
+
+def run_pytest(root, *args, env=None, timeout=300):
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n0", "-p", "no:cacheprovider", "-rA", "-q", *args],
+        cwd=root, capture_output=True, text=True, timeout=timeout,
+        env=dict(os.environ, **(env or {})),
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def both(text: str) -> dict[str, str]:
+    return {"docs/zh/p.md": text, "docs/en/p.md": text}
+
+
+def failure_of(output: str, line: int) -> str:
+    """The failure section of the block at page line ``line``."""
+    m = re.search(rf"_+ line {line} _+\n(.*?)(?=\n_+ (?:line \d+|twin) _+\n|\n=+ )", output, re.S)
+    assert m, f"no failure for line {line} in:\n{output[-3000:]}"
+    return m.group(1)
+
+
+def test_crash_exit_hang_memory_and_repository_writes_fail_their_block(tmp_path):
+    root = tmp_path / "project"
+    page = """\
+        # P
+
+        <!--pytest.mark.timeout(2)-->
+        '''python
+        while True:
+            pass
+        '''
+
+        '''python
+        import os
+
+        print("about to leave")
+        os._exit(0)
+        '''
+
+        '''python
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+        '''
+
+        '''python
+        from pathlib import Path
+
+        Path("snippets/new.py").write_text("x = 1")  # the block's own copy
+        Path("snippets/async").rename("snippets/moved")
+        '''
+
+        '''python
+        data = bytearray(2 * 2**30)
+        '''
+
+        '''python
+        import os
+
+        os.write(1, b"ok \\xff\\xfe")
+        '''
+
+        '''python
+        print("\\ud800")
+        '''
+
+        '''python
+        print("x" * 10_000_000)
+        raise SystemExit(1)
+        '''
+
+        '''python
+        import subprocess
+        import sys
+
+        subprocess.run([sys.executable, "-c", "print('from a child process')"], check=True)
+        '''
+
+        <!--pytest-codeblocks:expected-output-->
+        '''text
+        from a child process
+        '''
+
+        '''bash
+        sleep 987654 &
+        echo started
+        '''
+
+        '''python
+        print("later blocks still run")
+        '''
+
+        <!--pytest-codeblocks:expected-output-->
+        '''text
+        later blocks still run
+        '''
+        """
+    root = scratch_project(tmp_path, both(page))
+    license_before = (root / "LICENSE").read_bytes()
+    rc, out = run_pytest(root, "docs/zh/p.md", env={"DOCS_BLOCK_MEMORY_GB": "1"})
+    assert rc == 1, out
+    assert "limit of 2 s and was stopped" in failure_of(out, 4)
+    assert "pytest.mark.timeout(10)" in failure_of(out, 4)
+    exited = failure_of(out, 9)
+    assert "ended before the block did (exit status 0)" in exited and "about to leave" in exited
+    assert "signal 9 (SIGKILL)" in failure_of(out, 16)
+    assert "PASSED docs/zh/p.md::line 23" in out
+    assert (root / "LICENSE").read_bytes() == license_before
+    assert not (root / "snippets" / "new.py").exists() and (root / "snippets" / "async").is_dir()
+    assert "at most 1.0 GiB" in failure_of(out, 30)
+    assert "not UTF-8 (at byte 3: b'\\xff\\xfe')" in failure_of(out, 34)
+    assert "docs/zh/p.md:41  print(\"\\ud800\")" in failure_of(out, 40)
+    assert "UnicodeEncodeError" in failure_of(out, 40)
+    long = failure_of(out, 44)
+    assert "10000001 characters in all" in long and len(long) < 20_000
+    assert "failed" not in out.split("line 49")[0].splitlines()[-1]  # the subprocess block passed
+    assert "PASSED docs/zh/p.md::line 49" in out
+    assert "PASSED docs/zh/p.md::line 61" in out
+    assert "PASSED docs/zh/p.md::line 66" in out
+    assert subprocess.run(["pgrep", "-f", "sleep 987654"], capture_output=True).returncode == 1
+
+
+@pytest.mark.parametrize("landlock", ["1", "0"], ids=["landlock", "guard"])
+def test_a_block_cannot_change_the_repository(tmp_path, landlock):
+    """Landlock stops the write where the kernel has it; elsewhere the guard puts it back."""
+    if landlock == "1" and not runner.landlock_abi():
+        pytest.skip("this kernel has no Landlock")
+    root = tmp_path / "project"
+    root = scratch_project(tmp_path, both(f"""\
+        # P
+
+        '''python
+        from pathlib import Path
+
+        Path("{root}/snippets/new.py").write_text("x = 1")
+        Path("{root}/LICENSE").unlink()
+        '''
+        """))
+    before = (root / "LICENSE").read_bytes()
+    rc, out = run_pytest(root, "docs/zh/p.md", env={"DOCS_LANDLOCK": landlock})
+    failure = failure_of(out, 3)
+    if landlock == "1":
+        assert "PermissionError" in failure and "may not write into the repository" in failure
+    else:
+        assert "the repository changed while this block ran" in failure
+        assert "LICENSE" in failure and "snippets/new.py" in failure
+    assert (root / "LICENSE").read_bytes() == before
+    assert not (root / "snippets" / "new.py").exists()
+    assert rc == 1
+
+
+def test_state_does_not_leak_between_blocks(tmp_path):
+    root = scratch_project(tmp_path, both("""\
+        # P
+
+        '''python
+        import builtins
+        import sys
+
+        import numpy as np
+        import torch
+
+        torch.tensor = None
+        builtins.print = None
+        sys.path.insert(0, "leaked")
+        np.set_printoptions(precision=1)
+        torch.set_num_threads(1)
+        torch.set_float32_matmul_precision("medium")
+        '''
+
+        '''python
+        import sys
+
+        import numpy as np
+        import torch
+
+        assert torch.tensor is not None and sys.path[0] != "leaked"
+        assert np.get_printoptions()["precision"] == 8
+        assert torch.get_float32_matmul_precision() == "highest"
+        print(torch.tensor([1.5]).tolist())
+        '''
+
+        <!--pytest-codeblocks:expected-output-->
+        '''text
+        [1.5]
+        '''
+        """))
+    rc, out = run_pytest(root, "docs/zh/p.md")
+    assert rc == 0, out
+
+
+def test_an_exit_in_one_process_run_is_red(tmp_path):
+    """os._exit(0) used to end a -n0 run green with the page's later blocks unrun."""
+    root = scratch_project(tmp_path, both("# P\n\n'''python\nimport os\n\nos._exit(0)\n'''\n\n'''python\nprint(1)\n'''\n"))
+    rc, out = run_pytest(root, "docs/zh/p.md")
+    assert rc == 1 and "1 failed, 2 passed" in out and "PASSED docs/zh/p.md::line 9" in out, out
+
+
+@pytest.mark.parametrize(
+    ("comment", "says"),
+    [
+        ('<!--pytest .mark.skip(reason="x")-->', 'did you mean <!--pytest.mark.skip(reason="why it is not run")-->?'),
+        ('<!--pytest-mark.skip(reason="x")-->', 'did you mean <!--pytest.mark.skip(reason="why it is not run")-->?'),
+        ("<!-- skip -->", "looks like a mark or keyword but is none"),
+        ("<!-- cudaa -->", "did you mean <!--pytest.mark.cuda-->?"),
+        ("<!--pytest.mark.gpu-->", "unknown mark <!--pytest.mark.gpu-->"),
+        ("<!--pytest-codeblocks:skip-->", "an excused block needs a reason"),
+    ],
+)
+def test_a_comment_that_looks_like_a_mark_is_a_mark_or_an_error(tmp_path, comment, says):
+    p = tmp_path / "docs" / "zh" / "p.md"
+    p.parent.mkdir(parents=True)
+    p.write_text(f"# P\n\n{comment}\n{F}bash\npip install something\n{F}\n", encoding="utf-8")
+    with pytest.raises(harness.DocsError) as error:
+        harness.page_blocks(p)
+    assert f"{p}:4:" in str(error.value) and says in str(error.value)
+
+
+def test_a_mark_with_the_spaces_of_an_html_comment_is_a_mark(tmp_path):
+    p = tmp_path / "p.md"
+    p.write_text(f"# P\n\n<!-- pytest.mark.cuda -->\n{F}python\nx = 1\n{F}\n", encoding="utf-8")
+    (block,) = harness.page_blocks(p)
+    assert block.mark_names == {"cuda"}
+
+
+@pytest.mark.parametrize(
+    ("above_output", "says"),
+    [
+        ("<!--pytest-codeblocks:expected_output-->", "<!--pytest-codeblocks:expected_output--> is not a keyword"),
+        ("<!-- expected-output -->", "did you mean <!--pytest-codeblocks:expected-output-->?"),
+    ],
+)
+def test_an_output_fence_that_would_never_be_compared_is_refused(tmp_path, above_output, says):
+    p = tmp_path / "p.md"
+    p.write_text(f"# P\n\n{F}python\nprint(1)\n{F}\n\n{above_output}\n{F}text\n2\n{F}\n", encoding="utf-8")
+    with pytest.raises(harness.DocsError) as error:
+        harness.page_blocks(p)
+    assert f"{p}:8:" in str(error.value) and says in str(error.value)
+
+
+def test_an_output_after_a_text_fence_is_refused(tmp_path):
+    p = tmp_path / "p.md"
+    p.write_text(
+        f"# P\n\n{F}python\nprint(1)\n{F}\n\n{F}text\nshown\n{F}\n\n"
+        f"<!--pytest-codeblocks:expected-output-->\n{F}text\n2\n{F}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(harness.DocsError, match=rf"{p}:12: .*follows the text fence at line 7, which never runs"):
+        harness.page_blocks(p)
+
+
+def test_an_output_for_another_torch_is_chosen_by_version(tmp_path, monkeypatch):
+    p = tmp_path / "p.md"
+    p.write_text(
+        f"# P\n\n{F}python\nprint(1)\n{F}\n\n<!--pytest-codeblocks:expected-output-->\n{F}text\n1\n{F}\n\n"
+        f"Older torch:\n\n<!--docs:expected-output torch<2.12-->\n{F}text\n2\n{F}\n",
+        encoding="utf-8",
+    )
+    (block,) = harness.page_blocks(p)
+    monkeypatch.setattr(harness, "torch_version", lambda: "2.11.0")
+    with pytest.raises(harness.BlockFailure, match=r"p.md:15 \(the output for torch<2.12\)"):
+        harness.check_output(block, "1\n")
+    harness.check_output(block, "2\n")
+    monkeypatch.setattr(harness, "torch_version", lambda: "2.13.0")
+    harness.check_output(block, "1\n")
+
+
+def test_excused_blocks_are_reported_at_their_line_and_one_page_checks_its_twin(tmp_path):
+    root = scratch_project(tmp_path, {
+        "docs/zh/p.md": "# P\n\n<!--pytest.mark.skip(reason=\"installs a package\")-->\n'''bash\npip install x\n'''\n",
+        "docs/zh/alone.md": "# A\n\n'''python\nx = 1\n'''\n",
+        "docs/en/p.md": "# P\n\n<!--pytest.mark.skip(reason=\"installs a package\")-->\n'''bash\npip install y\n'''\n",
+    })
+    rc, out = run_pytest(root, "docs/zh/p.md", "docs/zh/alone.md")
+    assert "SKIPPED [1] docs/zh/p.md:4: installs a package" in out
+    assert "docs/zh/alone.md:1: has no twin docs/en/alone.md" in out
+    assert "docs/zh/p.md:4 differs from docs/en/p.md:4" in out
+    assert rc == 1
