@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup serve build offline test test-cuda bench lint clean
+.PHONY: setup browser serve build offline test test-blocks test-cuda test-portable test-cuda-build bench lint clean
 
 setup: $(STAMP)
 
@@ -37,8 +37,13 @@ offline: setup $(SHIM)
 	mkdir -p build/artifacts && rm -f build/artifacts/pytorch-device-guide-offline.zip
 	cd build && $(CURDIR)/$(PY) -m zipfile -c artifacts/pytorch-device-guide-offline.zip offline/
 
+# The Chromium the site tests drive: found, or installed (apt as root, else
+# Playwright's download), or one message that says what to run.
+browser: setup
+	$(PY) -m tests.browser_setup
+
 # PYTEST_ARGS: extra pytest options, e.g. PYTEST_ARGS=-n0 (one process; the GPU workflow)
-test: setup
+test: setup browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Every block with the interpreter's own torch, whatever its version: a GPU
@@ -62,6 +67,35 @@ $(ANY_SITE)/.installed: tests/requirements-any-torch.txt
 test-cuda: $(ANY_SITE)/.installed
 	PYTHONPATH=$(CURDIR)/$(ANY_SITE) DOCS_TORCH=any $(SYSTEM_PYTHON) -m pytest \
 	  docs tests/test_census.py tests/test_parity.py -p no:cacheprovider $(CUDA_PYTEST_ARGS) $(PYTEST_ARGS)
+
+# The blocks only (and the harness's own tests): no site build, no browser.
+# What the other runners of the CI matrix (ARM, macOS, other Pythons) run.
+test-blocks: setup
+	$(PY) -m pytest docs tests/test_census.py tests/test_parity.py tests/test_harness_catches.py \
+	  tests/test_isolation.py tests/test_browser_setup.py --census build/validation-blocks.json $(PYTEST_ARGS)
+
+# Every block of both languages again, on the lowest common CPU: generic ATen
+# kernels, oneDNN limited to SSE4.1, one thread. A printed output that depends on
+# the CPU's instruction set or on the thread count fails here (.ci/run runs it).
+PORTABLE_ENV := ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+test-portable: setup
+	$(PORTABLE_ENV) $(PY) -m pytest docs --each-language --census build/validation-portable.json $(PYTEST_ARGS)
+
+# The configuration most readers have: PyPI's default Linux wheel of torch is
+# the CUDA build, here on a machine without a GPU (a download of several GB,
+# into its own venv, out of the default make test; CI runs it as a job).
+TORCH_PIN := $(shell sed -n 's/.*"torch==\([0-9.]*\)".*/\1/p' pyproject.toml)
+CUDA_BUILD_VENV := .venv-cuda-build
+$(CUDA_BUILD_VENV)/.installed: pyproject.toml
+	test -x $(CUDA_BUILD_VENV)/bin/python || $(PYTHON) -m venv $(CUDA_BUILD_VENV)
+	$(CUDA_BUILD_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check \
+	  --index-url https://pypi.org/simple "torch==$(TORCH_PIN)"
+	$(CUDA_BUILD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e .
+	$(CUDA_BUILD_VENV)/bin/python -c 'import torch; assert torch.version.cuda, "expected the CUDA build of torch, found " + torch.__version__'
+	touch $@
+
+test-cuda-build: $(CUDA_BUILD_VENV)/.installed
+	$(CUDA_BUILD_VENV)/bin/python -m pytest docs --census build/validation-cuda-build.json $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m tests.bench

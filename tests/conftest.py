@@ -2,7 +2,6 @@
 
 import http.server
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -10,10 +9,10 @@ from functools import partial
 
 import pytest
 
-from tests import harness
+from tests import browser_setup, harness
 
 SITE = harness.REPO / "build" / "site"
-CHROMIUM = os.environ.get("PLAYWRIGHT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = browser_setup.find_chromium() or "/usr/bin/chromium"
 ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -72,6 +71,12 @@ def offline_build() -> subprocess.Popen:
 SITE_TESTS = ("tests/test_site.py", "tests/test_browser.py", "tests/test_offline.py")
 
 
+# Pages whose blocks measure time or bandwidth: under pytest-xdist each such page
+# runs in one worker, block after block (on a GPU the other workers still run
+# small blocks beside them: the timing blocks' margins are made for a busy GPU).
+TOGETHER_PAGES = tuple(f"docs/{lang}/async/" for lang in harness.LANGUAGES)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Each block and test is its own unit of work, except the site tests: one
@@ -84,7 +89,11 @@ def pytest_xdist_make_scheduler(config, log):
 
     class SiteTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid):
-            return "site" if nodeid.startswith(SITE_TESTS) else nodeid
+            if nodeid.startswith(SITE_TESTS):
+                return "site"
+            if nodeid.startswith(TOGETHER_PAGES):
+                return nodeid.split("::")[0]  # a timing page's blocks, one after another
+            return nodeid
 
     return SiteTogether(config, log)
 
@@ -118,7 +127,7 @@ def server(built_site):
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):
-        message = f"Chromium not found at {CHROMIUM}: run `sudo bash .ci/apt-packages`"
+        message = browser_setup.HELP.format(why="none found by tests/browser_setup.py")
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)

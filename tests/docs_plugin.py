@@ -90,6 +90,12 @@ def pytest_addoption(parser):
         help="rewrite a page's expected-output fences with the output its blocks print",
     )
     group.addoption(
+        "--census",
+        default=str(VALIDATION_JSON),
+        help="where a complete run writes the census with each block's result "
+        "(default build/validation.json, which the site shows)",
+    )
+    group.addoption(
         "--each-language",
         action="store_true",
         help="run the English twin of every block too, even where its code, marks and "
@@ -466,7 +472,7 @@ def pytest_sessionfinish(session, exitstatus):
     if complete_run():
         drop_stale_outputs()
         try:
-            path = write_validation_json()
+            path = write_validation_json(Path(session.config.getoption("census")))
             if reporter:
                 reporter.write_line(f"census with results written to {harness.rel(path)}")
         except harness.DocsError:
