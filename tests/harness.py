@@ -556,17 +556,6 @@ class BlockFailure(Exception):
     """A block failed; the message is ready to show to the reader."""
 
 
-def seed_and_check_defaults() -> None:
-    """In a block's process, before the block: the seeds a reader's fresh script has
-    no reason to differ on. Everything else is fresh because the process is."""
-    import numpy as np
-    import torch
-
-    torch.manual_seed(0)
-    random.seed(0)
-    np.random.seed(0)
-
-
 @contextlib.contextmanager
 def block_sandbox():
     """A private working directory holding a *copy* of ``snippets/`` (so a block
