@@ -8,10 +8,11 @@ are expanded by pymdownx.snippets' own preprocessor. What this module adds:
   excused / output / display, or reported as a problem;
 * ``page_blocks`` -- the blocks to run, each with a map from its code lines back
   to the page (or snippet) line they came from, so failures name that line;
-* ``run_python`` / ``run_bash`` -- execution with ``__name__ == "__main__"``,
-  a private working directory and deprecation warnings as errors;
-* ``reset_global_state`` -- default dtype/device, grad mode, seeds, … between
-  blocks, so order never changes a result;
+* ``run_block`` -- execution in a process of its own (tests/runner.py) with
+  ``__name__ == "__main__"``, a private working directory, a time limit and
+  deprecation warnings as errors, turned into failures that name page lines;
+* ``comment_problems`` -- marks and keywords are honoured or refused, never ignored;
+* ``twin_problems`` / ``parity_problems`` -- the two languages of a page agree;
 * ``unresolved_torch_attributes`` -- the API check of CUDA-only blocks on CPU.
 """
 
@@ -24,7 +25,6 @@ import importlib
 import json
 import linecache
 import os
-import random
 import re
 import shutil
 import signal
