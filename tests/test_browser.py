@@ -125,7 +125,7 @@ def test_code_copy_button_copies_the_exact_code(page, server):
     block.locator("button.md-code__button[data-md-type=copy]").click()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.strip() == code.strip()
-    assert "accelerator = torch.accelerator.current_accelerator()" in copied
+    assert "usable = torch.accelerator.current_accelerator(check_available=True)" in copied
 
 
 def test_content_tabs_switch(page, server):

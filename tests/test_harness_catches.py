@@ -173,7 +173,7 @@ def test_blocks_run_as_main_with_global_state_reset(tmp_path):
         import torch
         assert torch.get_default_dtype() == torch.float32
         assert torch.is_grad_enabled()
-        assert torch.initial_seed() == 0
+        assert torch.initial_seed() != 123  # a fresh process: no seed carried over
         '''
         """)
     for block in harness.page_blocks(p):
