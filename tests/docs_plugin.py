@@ -487,7 +487,7 @@ def pytest_sessionfinish(session, exitstatus):
         skipped = sorted(
             f"{page}:{line}"
             for (page, line), r in RESULTS.items()
-            if r["status"] == "skipped" and "CUDA" in r.get("skip_reason", "")
+            if r["status"] == "skipped" and r.get("skip_reason", "").startswith(harness.MARKS["cuda"])
         )
         if skipped:
             if reporter:

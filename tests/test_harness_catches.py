@@ -288,6 +288,8 @@ def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
     shown = hook.gpu_outputs(markdown, source, src, "en", gpu)
     assert '!!! info "Measured on a GPU: torch 2.13.0+cu130 · NVIDIA L4, 2026-11-20"' in shown
     assert "    ```text\n    h2d pinned 24.1 GB/s\n    ```" in shown
+    shown = hook.gpu_outputs(markdown, source, src, "zh", gpu)
+    assert '!!! info "GPU 实测：torch 2.13.0+cu130 · NVIDIA L4，2026-11-20"' in shown
     assert "<!-- gpu-output -->" not in shown
 
 

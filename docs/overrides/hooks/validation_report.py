@@ -49,7 +49,7 @@ TEXT = {
         "pending": "待验证",
         "partly": "（其中 {n} 个代码块与那次运行时一致）",
         "changed": "最后修改 {date}",
-        "gpu_output": 'GPU 工作流实测：{gpu}，torch {torch}，{date}',
+        "gpu_output": "GPU 实测：{label}，{date}",
         "gpu_none": '还没有 GPU 实测数据',
         "gpu_stale": "代码块在上次 GPU 运行之后改过，实测数据待更新",
         "gpu_none_text": "GPU 工作流运行过这个代码块之后，它打印的结果会显示在这里。",
