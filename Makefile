@@ -9,15 +9,15 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup browser serve build offline test test-blocks test-cuda test-portable test-cuda-build bench lint clean
+.PHONY: setup browser serve build offline test test-blocks test-cuda test-portable test-cuda-build bench lint lock clean
 
 setup: $(STAMP)
 
 # Re-installs when pyproject.toml (the pinned dependencies) changes.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/requirements/lock.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "Python 3.11+ required, found " + sys.version' 
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[browser]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -c tests/requirements/lock.txt -e ".[site,test,lint,browser]"
 	touch $@
 
 serve: setup
@@ -40,7 +40,7 @@ offline: setup $(SHIM)
 # The Chromium the site tests drive: found, or installed (apt as root, else
 # Playwright's download), or one message that says what to run.
 browser: setup
-	$(PY) -m tests.browser_setup
+	$(PY) -m devguide.browser
 
 # PYTEST_ARGS: extra pytest options, e.g. PYTEST_ARGS=-n0 (one process; the GPU workflow)
 test: setup browser
@@ -48,7 +48,7 @@ test: setup browser
 
 # Every block with the interpreter's own torch, whatever its version: a GPU
 # machine's preinstalled CUDA build, often another 2.x and offline. Only the
-# small pure-Python test dependencies are added (tests/requirements-any-torch.txt,
+# small pure-Python test dependencies are added (tests/requirements/any-torch.txt,
 # into $(ANY_SITE), from the folder WHEELS when there is no index); the census
 # records the torch, CUDA and GPU it ran with. REQUIRE_CUDA=1 fails without CUDA
 # and when any CUDA-only block was skipped. One process (-n0) by default, so the
@@ -57,22 +57,21 @@ SYSTEM_PYTHON ?= python3
 ANY_SITE := .venv-any-torch
 CUDA_PYTEST_ARGS ?= -n0
 WHEELS ?=
-$(ANY_SITE)/.installed: tests/requirements-any-torch.txt
+$(ANY_SITE)/.installed: tests/requirements/any-torch.txt
 	@$(SYSTEM_PYTHON) -c 'import torch' || { echo "make test-cuda: $(SYSTEM_PYTHON) has no torch; name the interpreter that has it: make test-cuda SYSTEM_PYTHON=/path/to/python"; exit 1; }
 	rm -rf $(ANY_SITE)
 	$(SYSTEM_PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --target $(ANY_SITE) \
-	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements-any-torch.txt
+	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements/any-torch.txt
 	touch $@
 
 test-cuda: $(ANY_SITE)/.installed
-	PYTHONPATH=$(CURDIR)/$(ANY_SITE) DOCS_TORCH=any $(SYSTEM_PYTHON) -m pytest \
-	  docs tests/test_census.py tests/test_parity.py -p no:cacheprovider $(CUDA_PYTEST_ARGS) $(PYTEST_ARGS)
+	PYTHONPATH=$(CURDIR)/$(ANY_SITE):$(CURDIR)/tests DOCS_TORCH=any $(SYSTEM_PYTHON) -m pytest \
+	  docs tests/content/test_census.py tests/content/test_parity.py -p no:cacheprovider $(CUDA_PYTEST_ARGS) $(PYTEST_ARGS)
 
 # The blocks only (and the harness's own tests): no site build, no browser.
 # What the other runners of the CI matrix (ARM, macOS, other Pythons) run.
 test-blocks: setup
-	$(PY) -m pytest docs tests/test_census.py tests/test_parity.py tests/test_harness_catches.py \
-	  tests/test_isolation.py tests/test_browser_setup.py --census build/validation-blocks.json $(PYTEST_ARGS)
+	$(PY) -m pytest docs tests/unit tests/content --census build/validation-blocks.json $(PYTEST_ARGS)
 
 # Every block of both languages again, on the lowest common CPU: generic ATen
 # kernels, oneDNN limited to SSE4.1, one thread. A printed output that depends on
@@ -97,11 +96,23 @@ $(CUDA_BUILD_VENV)/.installed: pyproject.toml
 test-cuda-build: $(CUDA_BUILD_VENV)/.installed
 	$(CUDA_BUILD_VENV)/bin/python -m pytest docs --census build/validation-cuda-build.json $(PYTEST_ARGS)
 
+# Regenerate the lock (the whole dependency tree, pinned) after changing pyproject.toml.
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet --disable-pip-version-check -e ".[site,test,lint,browser,deploy]"
+	{ echo "# The whole dependency tree, pinned: make setup installs with this file as constraints."; \
+	  echo "# Regenerate after changing pyproject.toml: make lock (a fresh venv, then pip freeze)."; \
+	  echo "# Local version labels (+cpu) are dropped so that the same file serves every platform."; \
+	  .venv-lock/bin/python -m pip freeze --exclude-editable | grep -v pytorch-device-guide | sed 's/+[a-z0-9.]*$$//'; \
+	} > tests/requirements/lock.txt
+	rm -rf .venv-lock
+
 bench: setup
-	$(PY) -m tests.bench
+	$(PY) -m devguide bench
 
 lint: setup
 	$(PY) -m ruff check .
+	$(PY) -m devguide.lint
 
 clean:
 	rm -rf build .cache .pytest_cache .ruff_cache

@@ -5,8 +5,8 @@ so a reader of the English site would get Chinese results and vice versa.
 After the last language is built we split the index: Chinese (default) entries
 stay in ``/search/search_index.json``, English ones go to
 ``/en/search/search_index.json`` (locations unchanged, relative to the site
-root). English pages fetch their own index through the small ``fetch`` wrapper
-in ``overrides/main.html``; Material's ``base`` is left alone, so the version
+root). English pages fetch their own index (``docs/assets/javascripts/search-index.js``
+rewrites the request); Material's ``base`` is left alone, so the version
 selector and result links work as usual.
 
 The offline build (``make offline``) reads ``search/search_index.js`` from a

@@ -8,21 +8,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests import harness
-from tests.conftest import OFFLINE_LOG, offline_build
-
-OFFLINE = harness.REPO / "build" / "offline"
-
-
-@pytest.fixture(scope="session")
-def offline_site(built_site):
-    build = offline_build()  # started by built_site, after the main build
-    build.wait(timeout=900)
-    output = OFFLINE_LOG.read_text(encoding="utf-8")
-    assert build.returncode == 0, f"`make offline` failed (log: {harness.rel(OFFLINE_LOG)}):\n{output[-6000:]}"
-    assert (harness.REPO / "build" / "artifacts" / "pytorch-device-guide-offline.zip").exists()
-    return OFFLINE
-
 
 @pytest.fixture
 def file_page(browser, offline_site):

@@ -3,7 +3,7 @@
 A block runs as a reader runs a script: in a fresh process, ``__name__ ==
 "__main__"``, its own working directory. Starting Python and importing torch for
 each of ~800 blocks would cost minutes, so a *zygote* -- ``python -m
-tests.runner`` -- imports torch and NumPy once and forks one child per block
+devguide.runner`` -- imports torch and NumPy once and forks one child per block
 (POSIX). The zygote never touches CUDA, so each child initialises CUDA afresh.
 
 What the child does cannot escape it:
@@ -181,26 +181,26 @@ def _run_python(job: dict) -> None:
     import types
     import warnings
 
-    from tests import harness
+    from devguide import running
 
     # No seeds are set: a block runs as a reader's fresh script does, and one whose
     # output depends on randomness seeds it itself (all pass with no harness seed).
     warnings.simplefilter("error", DeprecationWarning)
     warnings.simplefilter("error", FutureWarning)
-    code = harness.compiled(harness.Block.from_job(job))  # also feeds linecache: page lines in tracebacks
+    code = running.compiled(running.Block.from_job(job))  # also feeds linecache: page lines in tracebacks
     main = types.ModuleType("__main__")  # functions defined in the block pickle
     sys.modules["__main__"] = main
     exec(code, main.__dict__)
 
 
 def _failure(job: dict, exc: BaseException) -> str:
-    from tests import harness
+    from devguide import running
 
-    block = harness.Block.from_job(job)
+    block = running.Block.from_job(job)
     try:
         return (
-            f"{job['where']}: python block failed\n\n{harness.numbered(block)}\n\n"
-            f"{harness.page_traceback(block, exc)}"
+            f"{job['where']}: python block failed\n\n{running.numbered(block)}\n\n"
+            f"{running.page_traceback(block, exc)}"
         )
     except Exception:  # noqa: BLE001 - a failure must never be lost
         return f"{job['where']}: python block failed\n\n" + "".join(traceback.format_exception(exc))
@@ -214,7 +214,7 @@ def zygote() -> None:
     import numpy  # noqa: F401
     import torch  # noqa: F401
 
-    from tests import harness  # noqa: F401 - imported once, not per child
+    from devguide import running  # noqa: F401 - imported once, not per child
 
     current: list[int] = []
 
@@ -249,7 +249,8 @@ def _spawn_and_wait(job: dict, current: list[int]) -> dict:
         job_file = Path(job["result"]).with_suffix(".job.json")
         job_file.write_text(json.dumps(job), encoding="utf-8")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.runner", "--child", str(job_file)],
+            [sys.executable, "-m", "devguide.runner", "--child", str(job_file)],
+            env=_env(),
             cwd=_repo(),
             start_new_session=True,
         )
@@ -350,7 +351,17 @@ def _group_rss(pgid: int) -> int:
 
 
 def _repo() -> Path:
-    return Path(__file__).resolve().parent.parent
+    from devguide.config import REPO
+
+    return REPO
+
+
+def _env() -> dict:
+    """The environment of the zygote: this package importable even where it is not installed."""
+    package_parent = str(Path(__file__).resolve().parents[1])
+    path = os.environ.get("PYTHONPATH", "")
+    return dict(os.environ, PYTHONUNBUFFERED="1",
+                PYTHONPATH=os.pathsep.join([package_parent, path]) if path else package_parent)
 
 
 # --------------------------------------------------------------------------- the pytest side
@@ -363,9 +374,9 @@ class Zygote:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = _env()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.runner"],
+            [sys.executable, "-m", "devguide.runner"],
             cwd=_repo(),
             env=env,
             stdin=subprocess.PIPE,
@@ -375,7 +386,7 @@ class Zygote:
         )
         ready = self.proc.stdout.readline()
         if not ready:
-            raise RuntimeError("the block runner (python -m tests.runner) did not start")
+            raise RuntimeError("the block runner (python -m devguide.runner) did not start")
 
     def run(self, job: dict) -> dict:
         if self.proc is None or self.proc.poll() is not None:

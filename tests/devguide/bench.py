@@ -13,9 +13,9 @@ import subprocess
 import sys
 import time
 
-from tests import harness
+from devguide import config
 
-REPO = harness.REPO
+REPO = config.REPO
 PY = sys.executable
 
 
@@ -29,46 +29,26 @@ def size(path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def browser_numbers(site) -> tuple[int, int, float, float]:
+def browser_numbers(site_dir) -> tuple[int, int, float, float]:
     """First load of / (bytes as served here, uncompressed, and gzip-compressed as a
     static host such as GitHub Pages sends them), search latency mean and max in s."""
     import gzip
-    import http.server
-    import threading
-    from functools import partial
 
     from playwright.sync_api import sync_playwright
 
-    from tests.conftest import ARGS, CHROMIUM, QuietHandler
+    from devguide import site
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(site)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    server = f"http://127.0.0.1:{httpd.server_port}"
     sizes = []
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page()
-            page.on("response", lambda r: sizes.append(r.body() if r.ok else b""))
-            page.goto(server + "/", wait_until="networkidle")
-            first_load = sum(map(len, sizes))
-            first_load_gzip = sum(len(gzip.compress(body)) for body in sizes)
-            box = page.locator("input.md-search__input")
-            box.click()
-            latencies = []
-            for query in ["锁页内存", "设备", "异步", "non_blocking", "pin_memory", "same device"]:
-                started = time.perf_counter()
-                box.fill(query)
-                box.press("End")  # CJK input needs a key event to trigger the search
-                page.wait_for_function(
-                    "q => document.querySelector('input.md-search__input').value === q && "
-                    "document.querySelectorAll('.md-search-result__item').length > 0",
-                    arg=query,
-                )
-                latencies.append(time.perf_counter() - started)
-            browser.close()
-    finally:
-        httpd.shutdown()
+    with site.serve(site_dir) as server, sync_playwright() as p:
+        browser = site.launch(p)
+        page = browser.new_page()
+        page.on("response", lambda r: sizes.append(r.body() if r.ok else b""))
+        page.goto(server + "/", wait_until="networkidle")
+        first_load = sum(map(len, sizes))
+        first_load_gzip = sum(len(gzip.compress(body)) for body in sizes)
+        latencies = [site.search(page, query)[1] for query in
+                     ["锁页内存", "设备", "异步", "non_blocking", "pin_memory", "same device"]]
+        browser.close()
     return first_load, first_load_gzip, sum(latencies) / len(latencies), max(latencies)
 
 

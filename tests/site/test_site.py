@@ -1,15 +1,11 @@
 """The built site: strict build, links and anchors, notebooks, no external requests."""
 
-import http.server
 import json
-import threading
 import urllib.request
-from functools import partial
 
 import pytest
 
-from tests import harness, sitecheck
-from tests.conftest import QuietHandler
+from devguide import config, pages, site
 
 
 def test_both_languages_are_built(built_site):
@@ -19,18 +15,18 @@ def test_both_languages_are_built(built_site):
 
 
 def test_internal_links_and_anchors_resolve(built_site):
-    broken, _ = sitecheck.check_site(built_site)
+    broken, _ = site.check_site(built_site)
     assert not broken, "broken links in the built site:\n" + "\n".join(broken)
 
 
 def test_no_external_requests(built_site):
-    _, external = sitecheck.check_site(built_site)
+    _, external = site.check_site(built_site)
     assert not external, "the site would load from other hosts:\n" + "\n".join(external)
 
 
-@pytest.mark.parametrize("notebook", harness.notebooks(), ids=harness.rel)
+@pytest.mark.parametrize("notebook", pages.notebooks(), ids=config.rel)
 def test_notebook_pages_are_html_with_outputs(built_site, notebook):
-    lang, *parts = notebook.relative_to(harness.REPO / "docs").parts
+    lang, *parts = notebook.relative_to(config.REPO / "docs").parts
     url_dir = "/".join(parts)[: -len(".py")]
     page = built_site / ("" if lang == "zh" else lang) / url_dir / "index.html"
     html = page.read_text(encoding="utf-8")
@@ -43,7 +39,7 @@ def search_docs(site, lang):
     return json.loads((root / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
 
 
-@pytest.mark.parametrize("lang", harness.LANGUAGES)
+@pytest.mark.parametrize("lang", config.LANGUAGES)
 def test_each_language_has_its_own_search_index(built_site, lang):
     """English readers search English pages only, Chinese readers Chinese pages."""
     docs = search_docs(built_site, lang)
@@ -51,26 +47,30 @@ def test_each_language_has_its_own_search_index(built_site, lang):
     prefix = "" if lang == "zh" else f"{lang}/"
     foreign = [loc for loc in locations if not loc.startswith(prefix) or lang == "zh" and loc.startswith("en/")]
     assert not foreign, f"{lang} index lists pages of another language: {sorted(foreign)[:5]}"
-    pages = [p for p in harness.pages() if p.relative_to(harness.REPO / "docs").parts[0] == lang]
-    assert len({loc.split("#")[0] for loc in locations}) >= len(pages)
-    for notebook in harness.notebooks():
-        nb_lang, *parts = notebook.relative_to(harness.REPO / "docs").parts
+    own_pages = [p for p in pages.pages() if p.relative_to(config.DOCS).parts[0] == lang]
+    assert len({loc.split("#")[0] for loc in locations}) >= len(own_pages)
+    for notebook in pages.notebooks():
+        nb_lang, *parts = notebook.relative_to(config.REPO / "docs").parts
         if nb_lang == lang:
             loc = prefix + "/".join(parts)[: -len(".py")] + "/"
-            assert loc in locations, f"notebook {harness.rel(notebook)} is missing from search"
+            assert loc in locations, f"notebook {config.rel(notebook)} is missing from search"
     if lang == "zh":  # jieba segments Chinese text into words joined by U+200B
         assert any("\u200b" in d["text"] for d in docs)
 
 
 def test_served_site_answers_both_languages(built_site):
-    handler = partial(QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with site.serve(built_site) as url:
         for path in ("/", "/en/", "/getting-started/", "/en/getting-started/"):
-            url = f"http://127.0.0.1:{server.server_port}{path}"
-            with urllib.request.urlopen(url, timeout=10) as response:
-                assert response.status == 200, url
-    finally:
-        server.shutdown()
+            with urllib.request.urlopen(url + path, timeout=10) as response:
+                assert response.status == 200, url + path
+
+
+def test_the_english_navigation_is_english(built_site):
+    """A nav title without a translation would show Chinese in the English site."""
+    import re
+
+    html = (built_site / "en" / "index.html").read_text(encoding="utf-8")
+    nav = re.search(r'<nav class="md-nav md-nav--primary".*?</nav>', html, re.S).group(0)
+    titles = re.findall(r'<span class="md-ellipsis">\s*(.*?)\s*</span>', nav, re.S)
+    chinese = [t for t in titles if re.search(r"[\u4e00-\u9fff]", t)]
+    assert titles and not chinese, f"Chinese titles in the English navigation: {chinese}"

@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests import harness
+from devguide import config, pages
 
-ARTIFACTS = harness.REPO / "build" / "artifacts"
+ARTIFACTS = config.REPO / "build" / "artifacts"
 
 # (site language, query, pages of which one must be among the first three results)
 SEARCHES = [
@@ -74,7 +74,7 @@ def test_language_switcher_keeps_page_and_anchor(page, server, start, target):
 FIRST_LOAD_BUDGET = 500_000  # bytes, uncompressed (issue #8: first page load ≤ 500 KB)
 
 
-@pytest.mark.parametrize("lang", harness.LANGUAGES)
+@pytest.mark.parametrize("lang", config.LANGUAGES)
 def test_first_load_is_light_and_the_search_index_follows_intent(page, server, lang):
     """The home page loads within the budget without the search index; the index
     (its own language's) is requested as soon as the reader goes for the search box."""
@@ -163,11 +163,11 @@ def test_notebook_page_shows_outputs(page, server):
 
 def error_sections(lang):
     """(pasted text, anchor) for each message of the error reference."""
-    page = harness.REPO / "docs" / lang / "reference" / "errors.md"
+    page = config.REPO / "docs" / lang / "reference" / "errors.md"
     if not page.exists():
         return []
     found = []
-    for _, level, anchor in harness.heading_anchors(page):
+    for _, level, anchor in pages.heading_anchors(page):
         if level != "###":
             continue
         line = next(
@@ -179,7 +179,7 @@ def error_sections(lang):
     return found
 
 
-@pytest.mark.parametrize("lang", harness.LANGUAGES)
+@pytest.mark.parametrize("lang", config.LANGUAGES)
 def test_pasted_error_messages_find_their_section(page, server, lang):
     """Pasting a message of the error reference (its first 60 characters, as
     readers often paste a truncated line) lists its section in the top three."""

@@ -4,25 +4,25 @@ pytest-codeblocks silently ignores ```py, ```python title=…, ~~~python and
 unknown languages; this test is what makes such a fence fail instead.
 """
 
-from tests import harness
+from devguide import config, pages
 
 
 def test_no_fence_is_silently_ignored():
-    problems = [e.problem for page in harness.pages() for e in harness.census(page) if e.problem]
+    problems = [e.problem for page in pages.pages() for e in pages.classify(page) if e.problem]
     assert not problems, "fences the harness would not run:\n" + "\n".join(problems)
 
 
 def test_census_agrees_with_pytest_codeblocks_extraction():
     """Every block the census counts as runnable is one pytest-codeblocks extracts."""
-    for page in harness.pages():
+    for page in pages.pages():
         counted = {
             e.line
-            for e in harness.census(page)
-            if e.language in harness.EXECUTED and e.kind in ("python", "bash", "cuda", "excused")
+            for e in pages.classify(page)
+            if e.language in pages.EXECUTED and e.kind in ("python", "bash", "cuda", "excused")
         }
-        extracted = {b.line for b in harness.page_blocks(page)}
+        extracted = {b.line for b in pages.page_blocks(page)}
         assert counted == extracted, (
-            f"{harness.rel(page)}: census lines {sorted(counted - extracted)} not extracted, "
+            f"{config.rel(page)}: census lines {sorted(counted - extracted)} not extracted, "
             f"extracted lines {sorted(extracted - counted)} not in the census"
         )
 
@@ -30,8 +30,8 @@ def test_census_agrees_with_pytest_codeblocks_extraction():
 def test_every_page_runs_something_on_cpu():
     """A page whose every block is excused or CUDA-only proves nothing in CI."""
     idle = []
-    for page in harness.pages():
-        kinds = {e.kind for e in harness.census(page)}
+    for page in pages.pages():
+        kinds = {e.kind for e in pages.classify(page)}
         if kinds & {"excused", "cuda"} and not kinds & {"python", "bash"}:
-            idle.append(harness.rel(page))
+            idle.append(config.rel(page))
     assert not idle, "pages with no block run on CPU: " + ", ".join(idle)

@@ -2,7 +2,7 @@
 
 import os
 
-from tests import browser_setup
+from devguide import browser
 
 
 def fake_bin(tmp_path, *names):
@@ -21,40 +21,40 @@ def no_playwright():
 
 def test_a_chromium_on_path_is_used(tmp_path):
     env = {"PATH": fake_bin(tmp_path, "chromium-browser")}
-    step = browser_setup.plan(env, is_root=False, playwright=no_playwright)
+    step = browser.plan(env, is_root=False, playwright=no_playwright)
     assert (step.action, step.browser) == ("use", os.path.join(env["PATH"], "chromium-browser"))
 
 
 def test_the_environment_variable_wins_and_must_exist(tmp_path):
     path = fake_bin(tmp_path, "chromium", "mychrome")
     env = {"PATH": path, "PLAYWRIGHT_CHROMIUM": os.path.join(path, "mychrome")}
-    assert browser_setup.find_chromium(env, no_playwright).endswith("mychrome")
+    assert browser.find_chromium(env, no_playwright).endswith("mychrome")
     env["PLAYWRIGHT_CHROMIUM"] = str(tmp_path / "missing")
-    assert browser_setup.find_chromium(env, no_playwright) is None
+    assert browser.find_chromium(env, no_playwright) is None
 
 
 def test_playwrights_own_download_is_found():
-    assert browser_setup.find_chromium({"PATH": ""}, lambda: "/pw/chrome") == "/pw/chrome"
+    assert browser.find_chromium({"PATH": ""}, lambda: "/pw/chrome") == "/pw/chrome"
 
 
 def test_root_with_apt_installs_debian_chromium(tmp_path):
-    step = browser_setup.plan({"PATH": fake_bin(tmp_path, "apt-get")}, is_root=True, playwright=no_playwright)
+    step = browser.plan({"PATH": fake_bin(tmp_path, "apt-get")}, is_root=True, playwright=no_playwright)
     assert step.action == "apt" and step.command[-1].endswith(".ci/apt-packages")
 
 
 def test_without_root_playwright_downloads_it(tmp_path):
-    step = browser_setup.plan({"PATH": fake_bin(tmp_path, "apt-get")}, is_root=False, playwright=no_playwright)
+    step = browser.plan({"PATH": fake_bin(tmp_path, "apt-get")}, is_root=False, playwright=no_playwright)
     assert step.action == "playwright" and step.command[-3:] == ["playwright", "install", "chromium"]
 
 
 def test_when_nothing_works_one_message_names_the_commands(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", fake_bin(tmp_path))
     monkeypatch.delenv("PLAYWRIGHT_CHROMIUM", raising=False)
-    monkeypatch.setattr(browser_setup, "playwright_chromium", no_playwright)
+    monkeypatch.setattr(browser, "playwright_chromium", no_playwright)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    monkeypatch.setattr(browser_setup.subprocess, "run", lambda *a, **k: type("Done", (), {"returncode": 1})())
+    monkeypatch.setattr(browser.subprocess, "run", lambda *a, **k: type("Done", (), {"returncode": 1})())
     try:
-        browser_setup.ensure()
+        browser.ensure()
     except SystemExit as stop:
         message = str(stop.code)
     else:

@@ -5,7 +5,6 @@ what to do: a fence the harness would skip, a page without its twin, a broken
 anchor, a wrong expected output, and the rest of what a contributor gets wrong.
 """
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -15,9 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests import docs_plugin, harness, sitecheck
-from tests.conftest import build_site
-from tests.harness import parity_problems, twins
+from devguide import apicheck, config, pages, plugin, report, running, site
+from devguide.parity import parity_problems, twins
 
 FENCE = "`" * 3
 
@@ -36,7 +34,7 @@ def page(tmp_path, text, name="page.md"):
 def test_census_reports_fences_that_would_be_skipped(tmp_path, fence):
     close = "~~~" if fence.startswith("~") else "'''"
     p = page(tmp_path, f"# T\n\ntext\n\n{fence}\nprint(1)\n{close}\n")
-    problems = [e.problem for e in harness.census(p) if e.problem]
+    problems = [e.problem for e in pages.classify(p) if e.problem]
     assert len(problems) == 1
     assert f"{p}:5:" in problems[0] and "silently ignored" in problems[0]
 
@@ -48,23 +46,23 @@ def test_an_excused_fence_is_counted_with_its_reason(tmp_path):
         py -m pip install torch
         '''
         """)
-    (entry,) = harness.census(p)
+    (entry,) = pages.classify(p)
     assert (entry.kind, entry.reason, entry.problem) == ("excused", "Windows only", "")
 
 
 def test_excuse_needs_a_reason_and_marks_must_be_known(tmp_path):
     p = page(tmp_path, "<!--pytest.mark.skip-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(harness.DocsError, match=rf"{p}:2: an excused block needs a reason"):
-        harness.page_blocks(p)
+    with pytest.raises(config.DocsError, match=rf"{p}:2: an excused block needs a reason"):
+        pages.page_blocks(p)
     p = page(tmp_path, "<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(harness.DocsError, match=rf"{p}:2: unknown mark .*pytest.mark.cuda"):
-        harness.page_blocks(p)
+    with pytest.raises(config.DocsError, match=rf"{p}:2: unknown mark .*pytest.mark.cuda"):
+        pages.page_blocks(p)
 
 
 def test_a_missing_snippet_names_the_page_line(tmp_path):
     p = page(tmp_path, "# T\n\n'''python\n--8<-- \"snippets/nope/missing.py\"\n'''\n")
-    with pytest.raises(harness.DocsError, match=rf"{p}:4: .*missing\.py"):
-        harness.page_blocks(p)
+    with pytest.raises(config.DocsError, match=rf"{p}:4: .*missing\.py"):
+        pages.page_blocks(p)
 
 
 def test_a_page_without_its_twin_is_named(tmp_path):
@@ -100,9 +98,9 @@ def test_a_wrong_expected_output_fails_with_both_outputs(tmp_path):
         expected
         '''
         """)
-    (block,) = harness.page_blocks(p)
-    with pytest.raises(harness.BlockFailure) as failure:
-        harness.check_output(block, harness.run_python(block))
+    (block,) = pages.page_blocks(p)
+    with pytest.raises(running.BlockFailure) as failure:
+        running.check_output(block, running.run_python(block))
     message = str(failure.value)
     assert message.startswith(f"{p}:3: printed output differs from the expected output at {p}:8")
     assert "-expected" in message and "+actual" in message and "--update-outputs" in message
@@ -110,9 +108,9 @@ def test_a_wrong_expected_output_fails_with_both_outputs(tmp_path):
 
 def test_update_outputs_rewrites_the_fence(tmp_path):
     p = page(tmp_path, "'''python\nprint(6 * 7)\n'''\n\n<!--pytest-codeblocks:expected-output-->\n'''text\n0\n'''\n")
-    (block,) = harness.page_blocks(p)
-    harness.write_output(block, harness.run_python(block))
-    (block,) = harness.page_blocks(p)
+    (block,) = pages.page_blocks(p)
+    running.write_output(block, running.run_python(block))
+    (block,) = pages.page_blocks(p)
     assert block.expected_output == "42\n"
 
 
@@ -137,26 +135,26 @@ def test_update_outputs_handles_several_fences_on_a_page(tmp_path):
         0
         '''
         """)
-    for block in sorted(harness.page_blocks(p), key=lambda b: -b.line):
-        harness.write_output(block, harness.run_python(block))
-    assert [b.expected_output for b in harness.page_blocks(p)] == ["a\nb\nc\n", "1\n"]
+    for block in sorted(pages.page_blocks(p), key=lambda b: -b.line):
+        running.write_output(block, running.run_python(block))
+    assert [b.expected_output for b in pages.page_blocks(p)] == ["a\nb\nc\n", "1\n"]
 
 
 def test_tracebacks_point_at_page_lines(tmp_path):
     p = page(tmp_path, "# T\n\n'''python\nx = 1\ny = x / 0\n'''\n")
-    (block,) = harness.page_blocks(p)
-    with pytest.raises(harness.BlockFailure) as failure:
-        harness.run_python(block)
+    (block,) = pages.page_blocks(p)
+    with pytest.raises(running.BlockFailure) as failure:
+        running.run_python(block)
     assert f"{p}:5  y = x / 0" in str(failure.value)
     assert "ZeroDivisionError" in str(failure.value)
 
 
 def test_continued_blocks_keep_their_page_lines(tmp_path):
     p = page(tmp_path, "'''python\nx = 1\n'''\n\ntext\n\n<!--pytest-codeblocks:cont-->\n'''python\nassert x == 2\n'''\n")
-    (block,) = harness.page_blocks(p)
+    (block,) = pages.page_blocks(p)
     assert block.line_map == [(str(p), 2), (str(p), 9)]
-    with pytest.raises(harness.BlockFailure, match=rf"{p}:9  assert x == 2"):
-        harness.run_python(block)
+    with pytest.raises(running.BlockFailure, match=rf"{p}:9  assert x == 2"):
+        running.run_python(block)
 
 
 def test_blocks_run_as_main_with_global_state_reset(tmp_path):
@@ -176,15 +174,15 @@ def test_blocks_run_as_main_with_global_state_reset(tmp_path):
         assert torch.initial_seed() != 123  # a fresh process: no seed carried over
         '''
         """)
-    for block in harness.page_blocks(p):
-        harness.run_python(block)
+    for block in pages.page_blocks(p):
+        running.run_python(block)
 
 
 def test_deprecation_warnings_fail_a_block(tmp_path):
     p = page(tmp_path, "'''python\nimport warnings\nwarnings.warn('old', DeprecationWarning)\n'''\n")
-    (block,) = harness.page_blocks(p)
-    with pytest.raises(harness.BlockFailure, match="DeprecationWarning: old"):
-        harness.run_python(block)
+    (block,) = pages.page_blocks(p)
+    with pytest.raises(running.BlockFailure, match="DeprecationWarning: old"):
+        running.run_python(block)
 
 
 def test_cuda_blocks_are_api_checked(tmp_path):
@@ -199,9 +197,9 @@ def test_cuda_blocks_are_api_checked(tmp_path):
         layer = nn.Linearr(2, 2)
         '''
         """)
-    (block,) = harness.page_blocks(p)
+    (block,) = pages.page_blocks(p)
     assert block.mark_names == {"cuda"}
-    assert harness.unresolved_torch_attributes(block) == [
+    assert apicheck.unresolved_torch_attributes(block) == [
         f"{p}:5: torch.cuda.event does not exist in torch",
         f"{p}:6: torch.cuda.amp.GradScaler is deprecated: use torch.amp.GradScaler('cuda')",
         f"{p}:8: torch.nn.Linearr does not exist in torch",
@@ -210,9 +208,9 @@ def test_cuda_blocks_are_api_checked(tmp_path):
 
 def test_bash_blocks_fail_on_the_first_error(tmp_path):
     p = page(tmp_path, "'''bash\nfalse\necho never\n'''\n")
-    (block,) = harness.page_blocks(p)
-    with pytest.raises(harness.BlockFailure, match=rf"{p}:1: bash block exited with status 1"):
-        harness.run_bash(block)
+    (block,) = pages.page_blocks(p)
+    with pytest.raises(running.BlockFailure, match=rf"{p}:1: bash block exited with status 1"):
+        running.run_bash(block)
 
 
 TWIN_PAGE = """\
@@ -237,58 +235,55 @@ TWIN_PAGE = """\
 def test_identical_twins_run_once_and_different_ones_both_run(tmp_path):
     zh = page(tmp_path, TWIN_PAGE.format(title="标题", output="42"), "docs/zh/p.md")
     en = page(tmp_path, TWIN_PAGE.format(title="Title", output="42"), "docs/en/p.md")
-    blocks = {"docs/zh/p.md": harness.page_blocks(zh), "docs/en/p.md": harness.page_blocks(en)}
-    pairs = docs_plugin.identical_twins(blocks)
+    blocks = {"docs/zh/p.md": pages.page_blocks(zh), "docs/en/p.md": pages.page_blocks(en)}
+    pairs = plugin.identical_twins(blocks)
     assert [(a.page, a.line, b.page, b.line) for a, b in pairs] == [(zh, 3, en, 3), (zh, 13, en, 13)]
     # an expected output that differs (so would the code, a mark or its reason): both run
     en.write_text(en.read_text(encoding="utf-8").replace("42", "41"), encoding="utf-8")
-    blocks["docs/en/p.md"] = harness.page_blocks(en)
-    assert docs_plugin.identical_twins(blocks) == []
+    blocks["docs/en/p.md"] = pages.page_blocks(en)
+    assert plugin.identical_twins(blocks) == []
     # a page collected without its twin runs its own blocks
-    assert docs_plugin.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
+    assert plugin.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
 
 
-def test_a_twin_counts_with_the_run_that_stands_for_it(monkeypatch):
+def test_a_twin_counts_with_the_run_that_stands_for_it():
     """On the xdist controller: the report of the Chinese block records its English twin."""
-    monkeypatch.setattr(docs_plugin, "RESULTS", {})
-    monkeypatch.setattr(docs_plugin, "COLLECTED", set())
+    run = plugin.RunState()
     skipped = ["docs/zh/p.md", 3, "Skipped: needs a CUDA device"]  # a list once it crossed from a worker
     for when, longrepr in [("setup", None), ("call", skipped)]:
-        docs_plugin.pytest_runtest_logreport(SimpleNamespace(
+        run.pytest_runtest_logreport(SimpleNamespace(
             nodeid="docs/zh/p.md::line 3", when=when, duration=0.5, longrepr=longrepr,
-            failed=False, skipped=longrepr is not None,
-            user_properties=[(docs_plugin.TWIN, ["docs/en/p.md", 5])],
+            passed=longrepr is None, failed=False, skipped=longrepr is not None,
+            user_properties=[(plugin.TWIN, ["docs/en/p.md", 5])],
         ))
-    assert docs_plugin.COLLECTED == {("docs/en/p.md", 5)}
-    assert docs_plugin.RESULTS[("docs/en/p.md", 5)] == {
+    assert run.collected == {("docs/en/p.md", 5)}
+    assert run.results[("docs/en/p.md", 5)] == {
         "status": "skipped", "seconds": 0.0, "skip_reason": "needs a CUDA device",
         "ran_with": "docs/zh/p.md:3",
     }
 
 
 def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
-    """<!-- gpu-output --> after a CUDA block: the GPU workflow's output when the
-    build has it (build/gpu/), a note when it does not."""
-    spec = importlib.util.spec_from_file_location(
-        "validation_report", harness.REPO / "docs/overrides/hooks/validation_report.py"
-    )
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    """<!-- gpu-output --> after a CUDA block: the GPU run's output when there is one
+    (build/gpu/ or .ci/gpu-run/), a note when there is none."""
     source = "---\nsearch:\n  boost: 2\n---\n\n# T\n\n```python\nprint(1)\n```\n\n<!-- gpu-output -->\n"
+    page_file = tmp_path / "p.md"
+    page_file.write_text(source, encoding="utf-8")
     markdown = source.split("---\n", 2)[2]  # mkdocs hands hooks the page without front matter
     src = "docs/en/p.md"
     gpu = tmp_path / "gpu"
-    assert '!!! note "No GPU measurement yet"' in hook.gpu_outputs(markdown, source, src, "en", gpu)
+    assert '!!! note "No GPU measurement yet"' in report.gpu_outputs(markdown, page_file, src, "en", gpu)
     (gpu / "artifacts" / "outputs").mkdir(parents=True)
     (gpu / "validation.json").write_text(json.dumps({
         "generated": "2026-11-20T03:17:00Z",
-        "machine": {"torch": "2.13.0+cu130", "gpus": ["NVIDIA L4"], "accelerator": "cuda"},
+        "machine": {"torch": "2.13.0+cu130", "python": "3.11.7", "gpus": ["NVIDIA L4"], "accelerator": "cuda"},
+        "fences": [],
     }))
     (gpu / "artifacts" / "outputs" / "docs__en__p.md__8.txt").write_text("h2d pinned 24.1 GB/s\n")
-    shown = hook.gpu_outputs(markdown, source, src, "en", gpu)
+    shown = report.gpu_outputs(markdown, page_file, src, "en", gpu)
     assert '!!! info "Measured on a GPU: torch 2.13.0+cu130 · NVIDIA L4, 2026-11-20"' in shown
     assert "    ```text\n    h2d pinned 24.1 GB/s\n    ```" in shown
-    shown = hook.gpu_outputs(markdown, source, src, "zh", gpu)
+    shown = report.gpu_outputs(markdown, page_file, src, "zh", gpu)
     assert '!!! info "GPU 实测：torch 2.13.0+cu130 · NVIDIA L4，2026-11-20"' in shown
     assert "<!-- gpu-output -->" not in shown
 
@@ -298,7 +293,7 @@ def test_broken_anchor_in_built_html_is_named(tmp_path):
     (tmp_path / "a" / "index.html").write_text('<h1 id="top">A</h1>\n<a href="../b/#nope">b</a>\n')
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "index.html").write_text('<h1 id="top">B</h1>\n<script src="https://cdn.example/x.js"></script>\n')
-    broken, external = sitecheck.check_site(tmp_path)
+    broken, external = site.check_site(tmp_path)
     assert broken == ['a/index.html:2: <a href="../b/#nope">: no id="nope" in b/index.html']
     assert external == ["b/index.html:2: <script> loads https://cdn.example/x.js"]
 
@@ -310,7 +305,7 @@ def test_broken_anchor_fails_the_strict_build(tmp_path):
         "site_name: t\nstrict: true\ntheme: {name: material, font: false}\n"
         "plugins: []\nvalidation: {anchors: warn}\n"
     )
-    done = build_site(tmp_path / "mkdocs.yml", tmp_path / "site", cwd=tmp_path)
+    done = site.build_site(tmp_path / "mkdocs.yml", tmp_path / "site", cwd=tmp_path)
     assert done.returncode != 0
     assert "index.md" in done.stderr and "'#nope'" in done.stderr
 
@@ -319,7 +314,7 @@ def test_require_cuda_without_cuda_fails_fast():
     env = dict(os.environ, REQUIRE_CUDA="1")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "docs/en/index.md"],
-        cwd=harness.REPO, env=env, capture_output=True, text=True, timeout=300,
+        cwd=config.REPO, env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 3
     assert "REQUIRE_CUDA=1 but torch.cuda.is_available() is False" in done.stdout + done.stderr

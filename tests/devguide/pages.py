@@ -1,36 +1,23 @@
-"""The executable-docs harness: find, check and run the code on every page.
+"""Pages and their fences: the only parser.
 
-Extraction is pytest-codeblocks' (``extract_from_buffer``); ``--8<--`` includes
-are expanded by pymdownx.snippets' own preprocessor. What this module adds:
+pytest-codeblocks stays the extractor of the blocks (``page_blocks`` calls its
+``extract_from_buffer``, as the design requires); what this module adds:
 
-* ``scan_fences`` / ``census`` -- every fence on a page, including the ones
-  pytest-codeblocks would silently ignore, classified as run / CUDA-only /
-  excused / output / display, or reported as a problem;
-* ``page_blocks`` -- the blocks to run, each with a map from its code lines back
-  to the page (or snippet) line they came from, so failures name that line;
-* ``run_block`` -- execution in a process of its own (tests/runner.py) with
-  ``__name__ == "__main__"``, a private working directory, a time limit and
-  deprecation warnings as errors, turned into failures that name page lines;
-* ``comment_problems`` -- marks and keywords are honoured or refused, never ignored;
-* ``twin_problems`` / ``parity_problems`` -- the two languages of a page agree;
-* ``unresolved_torch_attributes`` -- the API check of CUDA-only blocks on CPU.
+* ``scan_fences`` -- every fence of a page, whatever its fence or info string,
+  with the HTML comments right above it;
+* ``classify`` -- each fence as run / CUDA-only / excused / output / display, or a
+  problem that names the page line and what to write (pytest-codeblocks would
+  silently skip ```` ```py ````, ``~~~python`` and friends; this catches them);
+* ``comment_problems`` -- a comment above a fence is a mark or keyword, or refused;
+* ``page_blocks`` -- the runnable blocks, each with a map from its code lines to
+  the page (or snippet) line they came from, so failures name that line;
+* ``heading_anchors``, ``pages``, ``notebooks``.
 """
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import difflib
-import importlib
-import json
-import linecache
-import os
 import re
-import shutil
-import signal
-import sys
-import tempfile
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,10 +25,8 @@ import markdown
 import pytest
 from pytest_codeblocks.main import CodeBlock, extract_from_buffer
 
-from tests import runner
+from devguide.config import LANGUAGES, REPO, DocsError, rel
 
-REPO = Path(__file__).resolve().parent.parent
-LANGUAGES = ("zh", "en")
 # Fence languages the harness executes.
 EXECUTED = {"python", "bash"}
 # Fence languages that show something and are never run (program output, config).
@@ -50,7 +35,7 @@ DISPLAY = {"text", "json", "yaml", "toml", "ini", "diff", "html", "markdown"}
 MARKS = {
     "cuda": "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)",
     "skip": "excused: never run; the reason is shown in the validation report",
-    "timeout": "a time limit in seconds other than the default (tests/runner.py DEFAULT_TIMEOUT)",
+    "timeout": "a time limit in seconds other than the default (devguide/runner.py DEFAULT_TIMEOUT)",
     "pinned": "shows the pinned torch version (pyproject.toml): checked in the pinned run "
     "(make test); a run with another torch (make test-cuda) skips it",
 }
@@ -60,18 +45,6 @@ VARIANT = re.compile(r"^\s*docs:expected-output\b(?P<rest>.*)$")
 SNIPPET_LINE = re.compile(r"^\s*-{1,}8<-{1,}\s")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})(?P<info>.*)$")
 COMMENT = re.compile(r"^\s*<!--(?P<body>.*)-->\s*$")
-
-
-class DocsError(Exception):
-    """A problem in a page, reported as ``path:line: message``."""
-
-
-def rel(path: Path) -> str:
-    path = Path(path).resolve()
-    try:
-        return path.relative_to(REPO).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 # --------------------------------------------------------------------------- fences
@@ -194,13 +167,6 @@ def torch_specifier(text: str, where: str):
         ) from None
 
 
-def torch_version() -> str:
-    """The installed torch's version without its local label (2.13.0+cpu → 2.13.0)."""
-    import torch
-
-    return torch.__version__.split("+")[0]
-
-
 def scan_fences(page: Path) -> list[Fence]:
     """Every fenced block of a Markdown page, whatever its fence or info string."""
     lines = Path(page).read_text(encoding="utf-8").splitlines()
@@ -276,7 +242,7 @@ def eval_mark(mark: str, where: str):
     return value
 
 
-def census(page: Path) -> list[CensusEntry]:
+def classify(page: Path) -> list[CensusEntry]:
     """Classify every fence of a page; entries with ``problem`` set fail the census."""
     entries = []
     text = Path(page).read_text(encoding="utf-8")
@@ -477,7 +443,7 @@ class Block:
 
 def page_blocks(page: Path) -> list[Block]:
     """The python and bash blocks of a page, as pytest-codeblocks extracts them."""
-    problems = [e.problem for e in census(page) if e.problem]
+    problems = [e.problem for e in classify(page) if e.problem]
     if problems:
         raise DocsError("\n".join(problems))
     fences = scan_fences(page)
@@ -549,280 +515,6 @@ def page_blocks(page: Path) -> list[Block]:
     return blocks
 
 
-# --------------------------------------------------------------------------- running
-
-
-class BlockFailure(Exception):
-    """A block failed; the message is ready to show to the reader."""
-
-
-@contextlib.contextmanager
-def block_sandbox():
-    """A private working directory holding a *copy* of ``snippets/`` (so a block
-    that writes there changes nothing in the repository), and a folder beside it
-    for the runner's files, out of the block's sight."""
-    with tempfile.TemporaryDirectory(prefix="docs-block-") as tmp:
-        work, files = Path(tmp) / "work", Path(tmp) / "runner"
-        shutil.copytree(REPO / "snippets", work / "snippets")
-        files.mkdir()
-        yield work, files
-
-
-def numbered(block: Block) -> str:
-    width = max(len(f"{p}:{n}") for p, n in block.line_map) if block.line_map else 0
-    return "\n".join(
-        f"  {f'{p}:{n}':>{width}} | {text}"
-        for (p, n), text in zip(block.line_map, block.code.splitlines(), strict=False)
-    )
-
-
-def compiled(block: Block):
-    """Compile a python block; syntax errors name the page line."""
-    filename = f"<{block.where}>"
-    linecache.cache[filename] = (len(block.code), None, block.code.splitlines(True), filename)
-    try:
-        return compile(block.code, filename, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        p, n = block.line_map[(exc.lineno or 1) - 1] if block.line_map else (rel(block.page), block.line)
-        raise BlockFailure(f"{p}:{n}: SyntaxError: {exc.msg}\n\n{numbered(block)}") from None
-
-
-def page_traceback(block: Block, exc: BaseException) -> str:
-    """The traceback with the block's frames shown at their page lines."""
-    filename = f"<{block.where}>"
-    lines = ["Traceback (page lines first; library frames after):"]
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == filename and frame.lineno:
-            p, n = block.line_map[frame.lineno - 1]
-            lines.append(f"  {p}:{n}  {frame.line}")
-        elif frame.filename not in (__file__, runner.__file__):
-            lines.append(f"  {frame.filename}:{frame.lineno}  {frame.line or ''}")
-    lines.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
-    return "\n".join(lines)
-
-
-TAIL_LINES, TAIL_CHARS = 40, 4000
-
-
-def tail(text: str) -> str:
-    """The end of a long output, as a failure shows it."""
-    lines = text.splitlines()
-    cut = "\n".join(lines[-TAIL_LINES:])[-TAIL_CHARS:]
-    if len(cut) < len(text.rstrip("\n")):
-        return f"[… {len(text)} characters in all; the last {len(cut)}:]\n{cut}"
-    return cut
-
-
-def block_timeout(block: Block) -> float:
-    for mark in block.marks:
-        if mark.name == "timeout":
-            return float(mark.args[0])
-    return runner.DEFAULT_TIMEOUT
-
-
-def run_block(block: Block, zygote: runner.Zygote | None = None) -> str:
-    """Run a python or bash block in a process of its own (tests/runner.py);
-    return what it printed, or raise BlockFailure with page lines."""
-    zygote = zygote or runner.default_zygote()
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    if block.language == "bash":
-        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-        env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
-    timeout = block_timeout(block)
-    with block_sandbox() as (work, files):
-        job = {
-            "where": block.where,
-            "language": block.language,
-            "code": block.code,
-            "filename": f"<{block.where}>",
-            "line_map": block.line_map,
-            "page": str(block.page),
-            "line": block.line,
-            "argv0": rel(block.page),
-            "cwd": str(work),
-            "env": env,
-            "stdout": str(files / "stdout"),
-            "stderr": str(files / "stderr"),
-            "result": str(files / "result.json"),
-            "timeout": timeout,
-            "memory": runner.memory_limit(),
-            # Landlock: the block cannot write beneath the repository (else RepoGuard restores)
-            "protect": str(REPO) if runner.landlock_abi() else None,
-        }
-        if block.language == "python":
-            compiled(block)  # a syntax error is reported here, at its page line
-        reply = zygote.run(job)
-        raw = Path(job["stdout"]).read_bytes() if Path(job["stdout"]).exists() else b""
-        err = Path(job["stderr"]).read_bytes().decode("utf-8", "backslashreplace") if Path(job["stderr"]).exists() else ""
-        result = Path(job["result"])
-        result = json.loads(result.read_text(encoding="utf-8")) if result.exists() else None
-    try:
-        printed = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        printed = None
-        bad = f"{block.where}: the block printed bytes that are not UTF-8 (at byte {exc.start}: {raw[exc.start:exc.start + 8]!r}): print text, decode bytes first (bytes.decode()), or write binary data to a file"
-    streams = f"\n\nlast lines printed:\n{tail(raw.decode('utf-8', 'backslashreplace'))}" + (f"\n\nstderr:\n{tail(err)}" if err.strip() else "")
-    if reply.get("runner_died"):
-        raise BlockFailure(f"{block.where}: the block runner (python -m tests.runner) died while running this block\n\n{numbered(block)}{streams}")
-    if reply["timed_out"]:
-        raise BlockFailure(
-            f"{block.where}: {block.language} block ran longer than its limit of {timeout:g} s and was stopped "
-            f"with everything it started. A block that needs longer says so on the line above its fence: "
-            f"<!--pytest.mark.timeout({int(timeout) * 5})-->\n\n{numbered(block)}{streams}"
-        )
-    if reply["over_memory"]:
-        raise BlockFailure(
-            f"{block.where}: the block used more than {job['memory'] / 2**30:.1f} GiB of memory and was stopped "
-            f"(the limit for one block: 60 % of this machine's memory over the pytest workers; "
-            f"DOCS_BLOCK_MEMORY_GB sets it)\n\n{numbered(block)}{streams}"
-        )
-    if block.language == "bash":
-        if reply["exit"] != 0:
-            how = f"exited with status {reply['exit']}" if reply["signal"] is None else f"was killed by {_signal_name(reply['signal'])}"
-            raise BlockFailure(f"{block.where}: bash block {how}\n\n{numbered(block)}{streams}")
-    elif result is None:
-        how = f"exit status {reply['exit']}" if reply["signal"] is None else _signal_name(reply["signal"])
-        raise BlockFailure(
-            f"{block.where}: the block's process ended before the block did ({how}). A block must run to "
-            f"its end: os._exit(), a crash or the out-of-memory killer end it early\n\n{numbered(block)}{streams}"
-        )
-    elif result["status"] == "failed":
-        message = result["message"]
-        if "PermissionError" in message and str(REPO) in message:
-            message += "\n\n(blocks may not write into the repository: they run in a temporary folder with a copy of snippets/; write there)"
-        if "MemoryError" in message or "can't allocate memory" in message:
-            message += f"\n\n(a block may allocate at most {job['memory'] / 2**30:.1f} GiB here; DOCS_BLOCK_MEMORY_GB sets it)"
-        raise BlockFailure(f"{message}\n\nprinted before the failure:\n{tail(raw.decode('utf-8', 'backslashreplace'))}" + (f"\n\nstderr:\n{tail(err)}" if err.strip() else ""))
-    if printed is None:
-        raise BlockFailure(f"{bad}\n\n{numbered(block)}")
-    return printed
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return f"signal {number} ({signal.Signals(number).name})"
-    except ValueError:
-        return f"signal {number}"
-
-
-def run_python(block: Block) -> str:
-    assert block.language == "python"
-    return run_block(block)
-
-
-def run_bash(block: Block) -> str:
-    assert block.language == "bash"
-    return run_block(block)
-
-
-def check_output(block: Block, actual: str) -> None:
-    """Compare printed output with the page's expected-output fence."""
-    expected, fence = block.expected_for(torch_version())
-    if expected is None:
-        return
-    same = (
-        re.sub(r"\s+", "", expected) == re.sub(r"\s+", "", actual)
-        if block.ignore_whitespace
-        else expected == actual
-    )
-    if same:
-        return
-    at = f"{rel(block.page)}:{fence.line}" if fence else block.where
-    which = "" if fence is block.output_fence else f" (the output for {fence.variant})"
-    diff = "\n".join(
-        difflib.unified_diff(
-            expected.splitlines(), actual.splitlines(), "expected (page)", "actual", lineterm=""
-        )
-    )
-    raise BlockFailure(
-        f"{block.where}: printed output differs from the expected output at {at}{which}\n\n"
-        f"{diff}\n\nIf the new output is right, update the ```text fence at {at} and its twin "
-        f"in the other language, or run: python -m pytest {rel(block.page)} --update-outputs"
-    )
-
-
-def write_output(block: Block, actual: str) -> None:
-    """Replace the body of the block's expected-output fence (for this torch) with ``actual``."""
-    _, fence = block.expected_for(torch_version())
-    lines = block.page.read_text(encoding="utf-8").splitlines(True)
-    opening = lines[fence.line - 1]
-    indent = opening[: len(opening) - len(opening.lstrip())]
-    body = [indent + line if line.strip() else line for line in actual.splitlines(True)]
-    if body and not body[-1].endswith("\n"):
-        body[-1] += "\n"
-    lines[fence.line : fence.end - 1] = body
-    block.page.write_text("".join(lines), encoding="utf-8")
-
-
-# --------------------------------------------------------------------------- API check
-
-
-def unresolved_torch_attributes(block: Block) -> list[str]:
-    """``torch.…`` attribute paths in a block that the installed torch lacks (or deprecates).
-
-    Catches ``torch.cuda.event`` or ``torch.cuda.amp.autocast`` in CUDA-only
-    blocks on a machine where those blocks cannot run. Aliases from
-    ``import torch.nn as nn`` and ``from torch import cuda`` are followed.
-    """
-    tree = ast.parse(block.code)
-    aliases = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name == "torch" or a.name.startswith("torch."):
-                    aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else "torch"
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "torch":
-            for a in node.names:
-                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-    missing = []
-    deprecated = {
-        "torch.cuda.amp.autocast": "torch.amp.autocast('cuda')",
-        "torch.cuda.amp.GradScaler": "torch.amp.GradScaler('cuda')",
-        "torch.cuda.amp.custom_fwd": "torch.amp.custom_fwd(device_type='cuda')",
-        "torch.cuda.amp.custom_bwd": "torch.amp.custom_bwd(device_type='cuda')",
-        "torch.nn.utils.clip_grad_norm": "torch.nn.utils.clip_grad_norm_",
-        "torch.cuda.FloatTensor": "torch.tensor(..., device='cuda')",
-        "torch.autograd.Variable": "a plain tensor",
-    }
-
-    def chain(node):
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if isinstance(node, ast.Name) and node.id in aliases:
-            return aliases[node.id].split(".") + parts[::-1]
-        return None
-
-    seen = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Attribute, ast.Name)):
-            path = chain(node)
-            if not path or tuple(path) in seen:
-                continue
-            seen.add(tuple(path))
-            dotted = ".".join(path)
-            if dotted in deprecated:
-                p, n = block.line_map[node.lineno - 1]
-                missing.append(f"{p}:{n}: {dotted} is deprecated: use {deprecated[dotted]}")
-                continue
-            obj = importlib.import_module(path[0])
-            for i, part in enumerate(path[1:], 1):
-                if hasattr(obj, part):
-                    obj = getattr(obj, part)
-                    continue
-                if isinstance(obj, type(sys)):
-                    try:
-                        obj = importlib.import_module(".".join(path[: i + 1]))
-                        continue
-                    except ImportError:
-                        pass
-                p, n = block.line_map[node.lineno - 1]
-                missing.append(f"{p}:{n}: {'.'.join(path[: i + 1])} does not exist in torch")
-                break
-    return sorted(set(missing))
-
-
 # --------------------------------------------------------------------------- headings
 
 
@@ -847,93 +539,3 @@ def heading_anchors(page: Path) -> list[tuple[int, str, str]]:
     return found
 
 
-# --------------------------------------------------------------------------- parity
-
-
-
-
-def twins(docs: Path | None = None):
-    """(zh, en) path pairs, and the pages that miss their twin."""
-    docs = docs or REPO / "docs"
-    found = {}
-    for lang in LANGUAGES:
-        root = docs / lang
-        for p in [*root.rglob("*.md"), *root.rglob("*.py")]:
-            found.setdefault(p.relative_to(root), {})[lang] = p
-    pairs, missing = [], []
-    for relpath, langs in sorted(found.items()):
-        if set(langs) == set(LANGUAGES):
-            pairs.append((langs["zh"], langs["en"]))
-        for lang in LANGUAGES:
-            if lang not in langs:
-                (have,) = langs.values()
-                missing.append(
-                    f"{rel(have)}:1: has no twin docs/{lang}/{relpath.as_posix()}: "
-                    "write the page in both languages (same code, translated prose)"
-                )
-    return pairs, missing
-
-
-def code_sequence(page):
-    """What must be identical across languages: runnable code, marks, outputs."""
-    seq = []
-    for f in scan_fences(page):
-        if f.language in EXECUTED or f.keywords or f.variant is not None:
-            seq.append((f.line, f.language, sorted(f.marks), [*f.keywords, f.variant], f.code))
-    return seq
-
-
-def parity_problems(zh, en):
-    problems = []
-    if zh.suffix == ".py":
-        a, b = notebook_code_cells(zh), notebook_code_cells(en)
-        if a != b:
-            diff = "\n".join(difflib.unified_diff("\n\n".join(a).splitlines(), "\n\n".join(b).splitlines(), rel(zh), rel(en), lineterm=""))
-            problems.append(f"{rel(zh)}: notebook code cells differ from {rel(en)}:\n{diff}")
-        return problems
-    a, b = code_sequence(zh), code_sequence(en)
-    for i in range(max(len(a), len(b))):
-        if i >= len(a) or i >= len(b):
-            extra, page = (b[i], en) if i >= len(a) else (a[i], zh)
-            problems.append(f"{rel(page)}:{extra[0]}: block has no counterpart in the other language")
-            continue
-        (la, *ka), (lb, *kb) = a[i], b[i]
-        if ka != kb:
-            diff = "\n".join(difflib.unified_diff(ka[-1].splitlines(), kb[-1].splitlines(), f"{rel(zh)}:{la}", f"{rel(en)}:{lb}", lineterm=""))
-            problems.append(
-                f"{rel(zh)}:{la} differs from {rel(en)}:{lb} "
-                f"(language/marks/keywords/code must be identical):\n"
-                f"  zh: {ka[0]} {ka[1]} {ka[2]}\n  en: {kb[0]} {kb[1]} {kb[2]}\n{diff}"
-            )
-            break
-    ha = [(h[1], h[2]) for h in heading_anchors(zh)]
-    hb = [(h[1], h[2]) for h in heading_anchors(en)]
-    if ha != hb:
-        za = {h[2]: h[0] for h in heading_anchors(zh)}
-        for (lvl, anchor), line in zip(ha, [h[0] for h in heading_anchors(zh)], strict=False):
-            if (lvl, anchor) not in hb:
-                problems.append(f"{rel(zh)}:{line}: heading anchor #{anchor} ({lvl}) is not in {rel(en)}")
-        for lvl, anchor in hb:
-            if anchor not in za:
-                problems.append(f"{rel(en)}: heading anchor #{anchor} ({lvl}) is not in {rel(zh)}")
-        if not problems:
-            problems.append(f"{rel(zh)}: headings are in a different order than in {rel(en)}")
-        problems.append("give every heading the same explicit anchor in both languages: ## 标题 { #english-anchor }")
-    return problems
-
-
-def twin_problems(page: Path) -> list[str]:
-    """One page's parity check: its twin exists, with the same code, outputs and anchors."""
-    page = Path(page).resolve()
-    lang, _, rest = rel(page).removeprefix("docs/").partition("/")
-    other = [x for x in LANGUAGES if x != lang]
-    if lang not in LANGUAGES or not other:
-        return []
-    twin = REPO / "docs" / other[0] / rest
-    if not twin.exists():
-        return [
-            f"{rel(page)}:1: has no twin docs/{other[0]}/{rest}: "
-            "write the page in both languages (same code, translated prose)"
-        ]
-    zh, en = (page, twin) if lang == LANGUAGES[0] else (twin, page)
-    return parity_problems(zh, en)

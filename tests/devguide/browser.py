@@ -7,8 +7,8 @@ there, provide one: as root with apt (CI, a fresh container), Debian's
 otherwise ``python -m playwright install chromium``. Where neither works, stop
 with one message that names the command to run. The browser used is printed once.
 
-    python -m tests.browser_setup          # find, or install, and print the browser
-    python -m tests.browser_setup --find   # only print what would be used (exit 1: none)
+    python -m devguide.browser          # find, or install, and print the browser
+    python -m devguide.browser --find   # only print what would be used (exit 1: none)
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from devguide.config import REPO
+
 NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 

@@ -1,8 +1,15 @@
-"""Checks of a built site: internal links and anchors, external requests."""
+"""The built site: checks (internal links and anchors, external requests), a local
+server, the Chromium launch and the search box -- shared by the site tests, the
+offline tests and ``bench``."""
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import re
+import threading
+import time
+from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -81,3 +88,73 @@ def check_site(site: Path) -> tuple[list[str], list[str]]:
             for m in re.finditer(r"(?:@import\s+|url\()\s*['\"]?((?:https?:)?//[^'\")\s]+)", text):
                 external.append(f"{css.relative_to(site).as_posix()}:{n}: loads {m.group(1)}")
     return broken, external
+
+
+# --------------------------------------------------------------------------- serving and browsing
+
+# Chromium flags: headless, no sandbox (CI runs as root), nothing fetched behind our back
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path):
+    """A loopback HTTP server for ``directory``; yields its base URL."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(directory)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}"
+    finally:
+        httpd.shutdown()
+
+
+def build_site(config_file="mkdocs.yml", site_dir: Path | None = None, cwd: Path | None = None):
+    """``mkdocs build --strict``; returns the completed process."""
+    import os
+    import subprocess
+    import sys
+
+    from devguide import config
+
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config_file), "-d", str(site_dir or config.SITE)],
+        cwd=cwd or config.REPO, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
+def launch(playwright):
+    """The Chromium that devguide.browser found, started with ARGS."""
+    from devguide.browser import find_chromium
+
+    return playwright.chromium.launch(executable_path=find_chromium() or "/usr/bin/chromium", args=ARGS)
+
+
+def search(page, query: str, timeout_ms: int = 10_000) -> tuple[list[str], float]:
+    """Type ``query`` into the open page's search box; (result links, seconds to results).
+
+    Results of the previous query are cleared first, so a stale list is never
+    read; CJK needs a key event after fill() to trigger the search."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill("")
+    page.wait_for_function("() => document.querySelectorAll('.md-search-result__item').length === 0")
+    started = time.perf_counter()
+    box.fill(query)
+    box.press("End")
+    page.wait_for_function(
+        "q => document.querySelector('input.md-search__input').value === q && "
+        "document.querySelectorAll('.md-search-result__item').length > 0",
+        arg=query,
+        timeout=timeout_ms,
+    )
+    elapsed = time.perf_counter() - started
+    hrefs = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
+    return hrefs, elapsed

@@ -1,0 +1,14 @@
+// The language switcher links to the same page in the other language
+// (mkdocs-static-i18n). Headings carry the same anchor in both languages
+// (tests/test_parity.py), so take the reader's #anchor along as well.
+// Capture phase on document: runs before Material's own alternate-language
+// handler on <body>, which would otherwise re-resolve the link via sitemaps.
+document.addEventListener("click", function (event) {
+  var link = event.target.closest && event.target.closest("a[hreflang]");
+  if (!link || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  var target = new URL(link.getAttribute("href"), location.href);
+  target.hash = location.hash;
+  event.preventDefault();
+  event.stopPropagation();
+  location.assign(target.href);
+}, true);

@@ -1,0 +1,41 @@
+"""The pages run with pytest-codeblocks' own plugin too, without this harness.
+
+``pytest -o addopts="" --codeblocks docs/…`` is the design's extractor on its
+own: no sandbox, no include expansion (pages whose blocks include a snippet are
+left out here), no marks but what the root ``conftest.py`` adds (CUDA blocks
+skip without CUDA). One page per section, in a scratch working directory (the
+blocks write files) with the venv first on PATH (bash blocks call ``python``).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from devguide import config
+
+ONE_PAGE_PER_SECTION = [
+    "getting-started/index.md",
+    "devices/choosing.md",
+    "async/sync-points.md",
+    "training/autograd.md",
+    "distributed/dp-vs-ddp.md",
+    "reference/misconceptions.md",
+]
+
+
+@pytest.mark.parametrize("page", ONE_PAGE_PER_SECTION)
+def test_a_page_runs_with_the_plain_pytest_codeblocks_plugin(tmp_path, page):
+    shutil.copytree(config.REPO / "snippets", tmp_path / "snippets")
+    path = config.DOCS / config.DEFAULT_LANGUAGE / page
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-q",
+         f"--rootdir={config.REPO}", "--codeblocks", str(path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout.splitlines()[-1]

@@ -1,0 +1,15 @@
+"""devguide: the harness of the PyTorch Device Guide -- read, run and report its pages.
+
+One module per concern:
+
+* ``config``   -- the repository, its languages (from mkdocs.yml), build paths, the pinned torch
+* ``pages``    -- fences and blocks: the only parser (pytest-codeblocks extracts the blocks)
+* ``running``  -- running a block (``runner``: one process per block) and checking its output
+* ``apicheck`` -- the torch names of CUDA-only blocks, checked where CUDA is missing
+* ``parity``   -- the two languages of a page agree (``--fix`` copies code across)
+* ``census``   -- owns build/validation.json (format, schema, robust loading)
+* ``plugin``   -- the pytest plugin (``-p devguide.plugin``)
+* ``report``   -- the census rendered into the site (the mkdocs hook imports it)
+* ``site``, ``links``, ``lint``, ``browser``, ``bench`` -- the built site, source links,
+  ruff on examples, Chromium, timings; ``python -m devguide`` is the command line.
+"""

@@ -1,0 +1,80 @@
+"""The API check of CUDA-only blocks on a machine without CUDA: every ``torch.…``
+name they use must exist in the installed torch, and none may be deprecated."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+
+from devguide.pages import Block
+
+# --------------------------------------------------------------------------- API check
+
+
+def unresolved_torch_attributes(block: Block) -> list[str]:
+    """``torch.…`` attribute paths in a block that the installed torch lacks (or deprecates).
+
+    Catches ``torch.cuda.event`` or ``torch.cuda.amp.autocast`` in CUDA-only
+    blocks on a machine where those blocks cannot run. Aliases from
+    ``import torch.nn as nn`` and ``from torch import cuda`` are followed.
+    """
+    tree = ast.parse(block.code)
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "torch" or a.name.startswith("torch."):
+                    aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else "torch"
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "torch":
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    missing = []
+    deprecated = {
+        "torch.cuda.amp.autocast": "torch.amp.autocast('cuda')",
+        "torch.cuda.amp.GradScaler": "torch.amp.GradScaler('cuda')",
+        "torch.cuda.amp.custom_fwd": "torch.amp.custom_fwd(device_type='cuda')",
+        "torch.cuda.amp.custom_bwd": "torch.amp.custom_bwd(device_type='cuda')",
+        "torch.nn.utils.clip_grad_norm": "torch.nn.utils.clip_grad_norm_",
+        "torch.cuda.FloatTensor": "torch.tensor(..., device='cuda')",
+        "torch.autograd.Variable": "a plain tensor",
+    }
+
+    def chain(node):
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in aliases:
+            return aliases[node.id].split(".") + parts[::-1]
+        return None
+
+    seen = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            path = chain(node)
+            if not path or tuple(path) in seen:
+                continue
+            seen.add(tuple(path))
+            dotted = ".".join(path)
+            if dotted in deprecated:
+                p, n = block.line_map[node.lineno - 1]
+                missing.append(f"{p}:{n}: {dotted} is deprecated: use {deprecated[dotted]}")
+                continue
+            obj = importlib.import_module(path[0])
+            for i, part in enumerate(path[1:], 1):
+                if hasattr(obj, part):
+                    obj = getattr(obj, part)
+                    continue
+                if isinstance(obj, type(sys)):
+                    try:
+                        obj = importlib.import_module(".".join(path[: i + 1]))
+                        continue
+                    except ImportError:
+                        pass
+                p, n = block.line_map[node.lineno - 1]
+                missing.append(f"{p}:{n}: {'.'.join(path[: i + 1])} does not exist in torch")
+                break
+    return sorted(set(missing))
+
+

@@ -1,0 +1,237 @@
+"""The census: every fence of every page with its result. This module owns its format.
+
+``build/validation.json`` is written by the pytest plugin at the end of a run
+that collected every page, read by the site's hooks (validation report, page
+badges), by ``bench`` and by the workflows. Its shape is ``census.schema.json``
+beside this file; ``validate`` checks a file against it.
+
+Every runnable entry carries ``sha``, a hash of the block as it runs (code after
+includes, marks, expected outputs): a result from another run -- the GPU
+workflow's artifact, the run recorded in ``.ci/gpu-run/`` -- counts for a block
+only while its hash matches, so a page never shows "CUDA ✓" for code that
+changed since the GPU saw it.
+
+``load`` is forgiving where a reader is: a missing file is None, a corrupt one is
+reported in one line and treated as missing (the next complete run rewrites
+it), and entries of pages that no longer exist, or of lines that no longer hold
+that fence, are dropped with a warning. Writes are atomic (a temporary file,
+then a rename), so a reader never sees half a file and the last of two
+concurrent runs wins whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from devguide import config
+from devguide.config import DocsError, rel
+from devguide.pages import (
+    EXECUTED,
+    Block,
+    classify,
+    notebook_code_cells,
+    notebooks,
+    page_blocks,
+    pages,
+)
+
+SCHEMA_PATH = Path(__file__).with_name("census.schema.json")
+
+
+class CensusWarning(UserWarning):
+    """A census file was corrupt or stale; what could be used was used."""
+
+
+# --------------------------------------------------------------------------- blocks
+
+
+def signature(block: Block):
+    """What makes two blocks the same test: code, language, marks, expected outputs."""
+    marks = sorted((m.name, repr(m.args), repr(sorted(m.kwargs.items()))) for m in block.marks)
+    variants = [(spec, text) for spec, text, _ in block.variants]
+    return block.language, block.code, marks, block.expected_output, block.ignore_whitespace, variants
+
+
+def block_sha(block: Block) -> str:
+    return hashlib.sha256(repr(signature(block)).encode("utf-8")).hexdigest()[:16]
+
+
+def output_name(page: str, line: int) -> str:
+    """The file a block's printed output is kept in (build/artifacts/outputs/)."""
+    return f"{page.replace('/', '__')}__{line}.txt"
+
+
+def save_output(block: Block, output: str, folder: Path | None = None) -> None:
+    """Keep what a block printed (the GPU workflow uploads these, e.g. bandwidths)."""
+    folder = folder or config.OUTPUTS
+    path = folder / output_name(rel(block.page), block.line)
+    if not output:
+        path.unlink(missing_ok=True)
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(output, encoding="utf-8")
+
+
+def runnable_keys() -> set[tuple[str, int]]:
+    """(page, line) of every block a complete run must collect."""
+    return {
+        (e.page, e.line)
+        for page in pages()
+        for e in classify(page)
+        if e.kind in ("python", "bash", "cuda", "excused") and e.language in EXECUTED
+    }
+
+
+def drop_stale_outputs(folder: Path | None = None) -> None:
+    """After a complete run: outputs of blocks that no longer exist go."""
+    folder = folder or config.OUTPUTS
+    if not folder.is_dir():
+        return
+    keep = {output_name(page, line) for page, line in runnable_keys()}
+    for path in folder.glob("*.txt"):
+        if path.name not in keep:
+            path.unlink()
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def machine() -> dict:
+    import torch
+
+    info = {
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "accelerator": "cuda" if torch.cuda.is_available() else "cpu",
+        # "pinned": the torch of pyproject.toml (make test); "any": the interpreter's own (make test-cuda)
+        "torch_mode": "any" if config.any_torch() else "pinned",
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+    }
+    if torch.cuda.is_available():
+        info["cuda"] = torch.version.cuda
+        info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    return info
+
+
+def commit() -> str | None:
+    """The commit the run ran at, if this is a git checkout."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=config.REPO, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None
+
+
+def build(results: dict | None = None, site_built: bool = False, info: dict | None = None) -> dict:
+    """The census of the sources, with a run's ``results`` ((page, line) → result) when given."""
+    results = results or {}
+    info = info or (machine() if results else {"torch": "", "python": platform.python_version(), "accelerator": "cpu"})
+    fences = []
+    for page in pages():
+        try:
+            shas = {b.line: block_sha(b) for b in page_blocks(page)}
+        except DocsError:
+            shas = {}  # the census test reports it
+        for entry in classify(page):
+            row = entry.as_dict()
+            if entry.line in shas:
+                row["sha"] = shas[entry.line]
+            result = results.get((row["page"], row["line"]))
+            if result:
+                row.update(result)
+                ran = result["status"] in ("passed", "failed")
+                row["executed_on"] = info["accelerator"] if ran else None
+            fences.append(row)
+    for nb in notebooks():
+        for n, _ in enumerate(notebook_code_cells(nb), 1):
+            fences.append({
+                "page": rel(nb),
+                "line": n,
+                "language": "python",
+                "kind": "notebook",
+                "reason": "code cell executed by mkdocs-jupyter during the site build",
+                # only a run that built the site executed the notebooks
+                "executed_on": info["accelerator"] if site_built else None,
+                "status": "build" if site_built else "not run",
+            })
+    return {
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "commit": commit(),
+        "machine": info,
+        "fences": fences,
+    }
+
+
+def write(data: dict, path: Path | None = None) -> Path:
+    """Write atomically: a temporary file beside the target, then a rename."""
+    path = Path(path or config.VALIDATION_JSON)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False, indent=1)
+    os.replace(tmp, path)
+    return path
+
+
+def load(path: Path | None = None, prune: bool = True) -> dict | None:
+    """A census file, or None where there is none (or it cannot be read: one warning)."""
+    path = Path(path or config.VALIDATION_JSON)
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        problem = validate(data)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problem = str(exc)
+    if problem:
+        warnings.warn(f"{rel(path)} is not a valid census ({problem}); ignored until the next complete run rewrites it", CensusWarning, stacklevel=2)
+        return None
+    if prune:
+        data = drop_stale_entries(data, path)
+    return data
+
+
+def drop_stale_entries(data: dict, path: Path) -> dict:
+    """Entries of pages that are gone, or of lines that hold another fence now, go."""
+    current = {}
+    for page in pages():
+        for e in classify(page):
+            current[(e.page, e.line)] = e.kind
+    for nb in notebooks():
+        current.update({(rel(nb), n): "notebook" for n in range(1, len(notebook_code_cells(nb)) + 1)})
+    kept = [f for f in data["fences"] if current.get((f["page"], f["line"])) == f["kind"]]
+    gone = len(data["fences"]) - len(kept)
+    if gone:
+        pages_gone = sorted({f["page"] for f in data["fences"]} - {p for p, _ in current})
+        warnings.warn(
+            f"{rel(path)}: {gone} entries no longer match the pages and were dropped"
+            + (f" (pages gone: {', '.join(pages_gone)})" if pages_gone else ""),
+            CensusWarning,
+            stacklevel=3,
+        )
+    return dict(data, fences=kept)
+
+
+def schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def validate(data) -> str | None:
+    """None if ``data`` has the census's shape, else what is wrong (one line)."""
+    import jsonschema
+
+    try:
+        jsonschema.validate(data, schema())
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "top level"
+        return f"{where}: {exc.message}"
+    return None

@@ -1,0 +1,87 @@
+"""Where things are: the repository, its languages, the build outputs, the pinned torch.
+
+The repository root is the folder this package sits in (``tests/devguide`` →
+two levels up), or ``DEVGUIDE_ROOT`` when set (the harness's own tests run it on
+scratch copies of the project). The languages come from ``mkdocs.yml`` (the
+i18n plugin's list, default language first), so adding one is a config change.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+REPO = Path(os.environ.get("DEVGUIDE_ROOT") or Path(__file__).resolve().parents[2]).resolve()
+DOCS = REPO / "docs"
+BUILD = REPO / "build"
+SITE = BUILD / "site"
+VALIDATION_JSON = BUILD / "validation.json"
+OUTPUTS = BUILD / "artifacts" / "outputs"
+# The GPU workflow's census and outputs (its artifact, downloaded by CI), or else
+# the last GPU run recorded in the repository.
+GPU = BUILD / "gpu"
+GPU_RECORDED = REPO / ".ci" / "gpu-run"
+
+
+class DocsError(Exception):
+    """A problem in a page, reported as ``path:line: message``."""
+
+
+def rel(path: Path | str) -> str:
+    """A path as the messages show it: relative to the repository when inside it."""
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(REPO).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+@functools.lru_cache(maxsize=1)
+def languages() -> tuple[str, ...]:
+    """The site's languages, the default one first, as mkdocs.yml's i18n plugin lists them."""
+    path = REPO / "mkdocs.yml"
+    if not path.exists():
+        return ("zh", "en")
+    text = path.read_text(encoding="utf-8")
+    found = re.findall(r"^\s*- locale: (\w+)\n(?:(?!\s*- locale:).*\n)*?\s*default: true", text, re.M)
+    locales = re.findall(r"^\s*- locale: (\w+)", text, re.M)
+    default = found[0] if found else locales[0]
+    return (default, *[x for x in locales if x != default])
+
+
+LANGUAGES = languages()
+DEFAULT_LANGUAGE = LANGUAGES[0]
+
+
+def url_prefix(lang: str) -> str:
+    """The language's folder in the built site: "" for the default one, "en/" for the others."""
+    return "" if lang == DEFAULT_LANGUAGE else f"{lang}/"
+
+
+@functools.lru_cache(maxsize=1)
+def pinned_torch() -> str:
+    """The torch version pyproject.toml pins (``torch==2.13.0`` → ``2.13.0``)."""
+    import tomllib
+
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    (pin,) = [d.split("==", 1)[1].strip() for d in deps if d.replace(" ", "").startswith("torch==")]
+    return pin
+
+
+def torch_version() -> str:
+    """The installed torch's version without its local label (2.13.0+cpu → 2.13.0)."""
+    import torch
+
+    return torch.__version__.split("+")[0]
+
+
+def any_torch() -> bool:
+    """``DOCS_TORCH=any`` (make test-cuda): run with the interpreter's own torch,
+    whatever its version; otherwise the installed torch must be the pinned one."""
+    return os.environ.get("DOCS_TORCH", "") == "any"
+
+
+def require_cuda() -> bool:
+    return os.environ.get("REQUIRE_CUDA", "") not in ("", "0")

@@ -1,0 +1,303 @@
+"""The census rendered into the site (the mkdocs hook ``docs/overrides/hooks/validation_report.py``).
+
+``make test`` writes the census with each block's result. The "Validation
+report" page shows it (``<!-- validation-report -->``) and each page gets a line
+under its title: which torch validated how many of its blocks on CPU, and
+whether CUDA did -- the GPU workflow's census (``build/gpu/validation.json``)
+when present, else the GPU run recorded in ``.ci/gpu-run/``, counted only for
+blocks whose hash still matches, naming the torch and GPU it ran on. Without a
+recorded run (a fresh ``make serve``) the report shows the census of the
+sources alone, computed once per build.
+
+``<!-- gpu-output -->`` after a CUDA-only block shows what that block printed in
+the GPU run (``artifacts/outputs/`` beside that census), e.g. the measured
+bandwidths, or says that no GPU run is recorded yet. When the page was last
+changed is shown by mkdocs-git-revision-date-localized-plugin, not here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import textwrap
+from collections import Counter, defaultdict
+from pathlib import Path, PurePosixPath
+
+from devguide import census, config
+from devguide.config import GPU, GPU_RECORDED
+from devguide.pages import scan_fences
+
+MARKER = "<!-- validation-report -->"
+GPU_MARKER = "<!-- gpu-output -->"
+
+TEXT = {
+    "zh": {
+        "none": "还没有记录到测试运行：下表只是源文件的统计。运行 `make test` 后重新构建即可看到每个代码块的结果。",
+        "run": "最近一次测试运行：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**。",
+        "gpu_run": "最近一次 GPU 运行：{generated}，{label}，CUDA {cuda}：{passed} 个代码块通过，{failed} 个失败；另有 {changed} 个代码块在那次运行之后改过，等待下一次 GPU 运行。",
+        "shared": "有 {n} 个英文代码块与中文页的对应代码块逐字相同（代码、标记、期望输出），每对只测试一次，两页共用结果。",
+        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
+        "total": "**合计**",
+        "excused": "豁免的代码块及理由",
+        "ok": "✓",
+        "failed": "✗ {n}",
+        "not_run": "未运行",
+        "badge": "本页 {n} 个代码块已用 torch {torch} 在 CPU 上验证 {cpu}",
+        "badge_cuda": "CUDA {cuda}",
+        "pending": "待验证",
+        "partly": "（其中 {n} 个代码块与那次运行时一致）",
+        "gpu_output": "GPU 实测：{label}，{date}",
+        "gpu_none": '还没有 GPU 实测数据',
+        "gpu_stale": "代码块在上次 GPU 运行之后改过，实测数据待更新",
+        "gpu_none_text": "GPU 工作流运行过这个代码块之后，它打印的结果会显示在这里。",
+    },
+    "en": {
+        "none": "No test run has been recorded yet: the table counts the sources only. Run `make test` and build again to see each block's result.",
+        "run": "Last test run: {generated}, torch {torch}, Python {python}, device **{accelerator}**.",
+        "gpu_run": "Last GPU run: {generated}, {label}, CUDA {cuda}: {passed} blocks passed, {failed} failed; {changed} more blocks changed since that run and wait for the next one.",
+        "shared": "{n} English blocks are identical to their Chinese twins (code, marks, expected output), so each such pair is tested once and both pages share the result.",
+        "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells | CPU result |",
+        "total": "**Total**",
+        "excused": "Excused blocks and why",
+        "ok": "✓",
+        "failed": "✗ {n}",
+        "not_run": "not run",
+        "badge": "{n} blocks on this page validated with torch {torch} on CPU {cpu}",
+        "badge_cuda": "CUDA {cuda}",
+        "pending": "pending",
+        "partly": "({n} blocks unchanged since that run)",
+        "gpu_output": "Measured on a GPU: {label}, {date}",
+        "gpu_none": "No GPU measurement yet",
+        "gpu_stale": "This block changed since the last GPU run: measurement pending",
+        "gpu_none_text": "Once the GPU workflow has run this block, what it printed appears here.",
+    },
+}
+
+
+def load() -> tuple[dict, bool]:
+    """(census, whether it records a run): build/validation.json, else the sources' census."""
+    data = _recorded(_mtime(config.VALIDATION_JSON))
+    if data is not None:
+        return data, True
+    return _sources(), False
+
+
+def _mtime(path: Path) -> float | None:
+    return path.stat().st_mtime if path.exists() else None
+
+
+@functools.lru_cache(maxsize=4)
+def _recorded(mtime: float | None) -> dict | None:
+    return census.load() if mtime is not None else None
+
+
+@functools.lru_cache(maxsize=1)
+def _sources() -> dict:
+    return census.build()
+
+
+def render(lang: str) -> str:
+    t = TEXT[lang]
+    data, recorded = load()
+    info = data["machine"]
+    lines = [t["run"].format(generated=data["generated"], **info) if recorded else t["none"], ""]
+    gpu = load_gpu() if info.get("accelerator") != "cuda" else None
+    if gpu:
+        shas = {(f["page"], f["line"]): f.get("sha") for f in data["fences"]}
+        ran = [f for f in gpu["fences"] if f.get("status") in ("passed", "failed")]
+        same = [f for f in ran if f.get("sha") == shas.get((f["page"], f["line"]))]
+        lines[-1:] = [
+            t["gpu_run"].format(
+                generated=gpu["generated"], label=gpu_label(gpu["machine"]),
+                cuda=gpu["machine"].get("cuda", "?"),
+                passed=sum(f["status"] == "passed" for f in same),
+                failed=sum(f["status"] == "failed" for f in same),
+                changed=len(ran) - len(same),
+            ),
+            "",
+        ]
+    shared = sum(1 for f in data["fences"] if f.get("ran_with"))
+    if shared:
+        lines[-1:] = [t["shared"].format(n=shared), ""]
+    lines += [t["head"], "|---|---:|---:|---:|---:|---:|---|"]
+    rows: dict[str, Counter] = defaultdict(Counter)
+    excused = []
+    for f in data["fences"]:
+        page = PurePosixPath(f["page"])
+        if page.parts[1] != lang:
+            continue
+        c = rows[str(PurePosixPath(*page.parts[2:]))]
+        kind = f["kind"]
+        if kind in ("python", "bash"):
+            c["cpu"] += 1
+        elif kind == "cuda":
+            c["cuda"] += 1
+        elif kind == "excused":
+            c["excused"] += 1
+            excused.append(f)
+        elif kind == "output":
+            c["output"] += 1
+        elif kind == "notebook":
+            c["notebook"] += 1
+        status = f.get("status")
+        if status == "failed":
+            c["failed"] += 1
+        if status in ("passed", "failed", "build"):
+            c["ran"] += 1
+    total = Counter()
+    for page, c in sorted(rows.items()):
+        total.update(c)
+        if not recorded or not c["ran"]:
+            result = t["not_run"]
+        elif c["failed"]:
+            result = t["failed"].format(n=c["failed"])
+        else:
+            result = t["ok"]
+        cuda = str(c["cuda"])
+        if c["cuda"] and info.get("accelerator") != "cuda":
+            cuda += f" ({t['pending']})"
+        lines.append(
+            f"| [{page}]({page}) | {c['cpu']} | {cuda} | {c['excused']} "
+            f"| {c['output']} | {c['notebook']} | {result} |"
+        )
+    lines.append(
+        f"| {t['total']} | {total['cpu']} | {total['cuda']} | {total['excused']} "
+        f"| {total['output']} | {total['notebook']} | |"
+    )
+    if excused:
+        lines += ["", f"### {t['excused']} {{ #excused }}", ""]
+        for f in excused:
+            page = PurePosixPath(f["page"])
+            lines.append(f"- `{PurePosixPath(*page.parts[2:])}:{f['line']}` ({f['language']}): {f['reason']}")
+    return "\n".join(lines)
+
+
+def gpu_dir() -> Path:
+    return GPU if (GPU / "validation.json").exists() else GPU_RECORDED
+
+
+def load_gpu(gpu: Path | None = None) -> dict | None:
+    """The GPU run's census: the workflow's artifact, or the run recorded in .ci/gpu-run/."""
+    path = (gpu or gpu_dir()) / "validation.json"
+    return _gpu(path, _mtime(path))
+
+
+@functools.lru_cache(maxsize=4)
+def _gpu(path: Path, mtime: float | None) -> dict | None:
+    return census.load(path, prune=False) if mtime is not None else None
+
+
+def page_status(data: dict, src: str, shas: dict | None = None) -> tuple[int, int, int]:
+    """(blocks that ran, blocks that failed, CUDA-only blocks) of one page. With
+    ``shas`` (line → hash of the block as it is now), a result counts only for a
+    block whose code, marks and outputs are still the ones that ran."""
+    ran = failed = cuda = 0
+    for f in data["fences"]:
+        if f["page"] != src:
+            continue
+        cuda += f["kind"] == "cuda"
+        if shas is not None and f.get("sha") != shas.get(f["line"]):
+            continue
+        ran += f.get("status") in ("passed", "failed", "build")
+        failed += f.get("status") == "failed"
+    return ran, failed, cuda
+
+
+def gpu_label(machine: dict) -> str:
+    """torch 2.11.0+cu130 · NVIDIA H100 80GB HBM3: exactly what ran."""
+    gpus = ", ".join(sorted(set(machine.get("gpus", [])))) or "CUDA"
+    return f"torch {machine['torch']} · {gpus}"
+
+
+def badge(lang: str, src: str) -> str | None:
+    t = TEXT[lang]
+    data, recorded = load()
+    if not recorded:
+        return None
+    ran, failed, cuda = page_status(data, src)
+    if not ran:
+        return None
+    parts = [
+        t["badge"].format(
+            n=ran,
+            torch=data["machine"]["torch"].split("+")[0],
+            cpu='<span class="failed">✗</span>' if failed else '<span class="ok">✓</span>',
+        )
+    ]
+    if cuda:
+        gpu = load_gpu()
+        if data["machine"]["accelerator"] == "cuda":
+            mark = '<span class="ok">✓</span>' if not failed else '<span class="failed">✗</span>'
+            mark += " " + gpu_label(data["machine"])
+        elif gpu:
+            shas = {f["line"]: f.get("sha") for f in data["fences"] if f["page"] == src}
+            g_ran, g_failed, _ = page_status(gpu, src, shas)
+            if not g_ran:
+                mark = t["pending"]
+            else:
+                mark = '<span class="failed">✗</span>' if g_failed else '<span class="ok">✓</span>'
+                mark += " " + gpu_label(gpu["machine"])
+                if g_ran < ran:
+                    mark += " " + t["partly"].format(n=g_ran)
+        else:
+            mark = t["pending"]
+        parts.append(t["badge_cuda"].format(cuda=mark))
+    return '<p class="validation-badge">' + " · ".join(parts) + "</p>"
+
+
+def page_language(page) -> str:
+    first = page.file.src_uri.split("/", 1)[0]
+    return first if first in config.LANGUAGES else config.DEFAULT_LANGUAGE
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    lang = page_language(page)
+    line = badge(lang, f"docs/{page.file.src_uri}")
+    if not line:
+        return html
+    end = re.search(r"</h1>", html)
+    return html[: end.end()] + line + html[end.end() :] if end else line + html
+
+
+def fence_lines_before_markers(page: Path, source: str) -> list[int]:
+    """For each GPU_MARKER outside a fence: the line of the last fence opened before it."""
+    fences = scan_fences(page)
+    inside = {n for f in fences for n in range(f.line, f.end + 1)}
+    found = []
+    for n, text in enumerate(source.splitlines(), 1):
+        if text.strip() == GPU_MARKER and n not in inside:
+            before = [f.line for f in fences if f.end < n]
+            found.append(before[-1] if before else None)
+    return found
+
+
+def gpu_outputs(markdown: str, page: Path, src: str, lang: str, gpu: Path | None = None) -> str:
+    """Replace each GPU_MARKER with what the block above it printed on the GPU."""
+    t = TEXT[lang]
+    gpu = gpu or gpu_dir()
+    run = load_gpu(gpu)
+    local = {f["line"]: f.get("sha") for f in load()[0]["fences"] if f["page"] == src}
+    source = Path(page).read_text(encoding="utf-8")
+    for line in fence_lines_before_markers(page, source):
+        output = gpu / "artifacts" / "outputs" / census.output_name(src, line)
+        ran = next((f for f in (run or {}).get("fences", []) if f["page"] == src and f["line"] == line), None)
+        if ran and ran.get("sha") != local.get(line):
+            block = f'!!! note "{t["gpu_stale"]}"\n\n    {t["gpu_none_text"]}'
+        elif run and output.exists():
+            machine = run["machine"]
+            title = t["gpu_output"].format(label=gpu_label(machine), date=run["generated"][:10])
+            body = "```text\n" + output.read_text(encoding="utf-8").rstrip("\n") + "\n```"
+            block = f'!!! info "{title}"\n\n' + textwrap.indent(body, "    ")
+        else:
+            block = f'!!! note "{t["gpu_none"]}"\n\n    {t["gpu_none_text"]}'
+        markdown = markdown.replace(GPU_MARKER, block, 1)
+    return markdown
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    lang = page_language(page)
+    if GPU_MARKER in markdown:
+        markdown = gpu_outputs(markdown, Path(page.file.abs_src_path), f"docs/{page.file.src_uri}", lang)
+    if MARKER not in markdown:
+        return markdown
+    return markdown.replace(MARKER, render(lang))
