@@ -87,12 +87,15 @@ for direction, memory, non_blocking, stmt in cases:
     print(f"{direction:<13}{memory:<14}{non_blocking:<14}{rate:.1f}")
 
 # From pinned memory with non_blocking=True the call returns before the copy ends.
-torch.cuda.synchronize()
-start = time.perf_counter()
-on_gpu.copy_(pinned, non_blocking=True)
-returned = time.perf_counter() - start
-torch.cuda.synchronize()
-finished = time.perf_counter() - start
+# The fastest of five tries: a busy host or GPU can only make a try slower.
+returned, finished = float("inf"), float("inf")
+for _ in range(5):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    on_gpu.copy_(pinned, non_blocking=True)
+    returned = min(returned, time.perf_counter() - start)
+    torch.cuda.synchronize()
+    finished = min(finished, time.perf_counter() - start)
 assert returned < finished / 2
 print(f"pinned non_blocking copy: call returned after {returned * 1e3:.3f} ms,")
 print(f"copy finished after {finished * 1e3:.1f} ms")
