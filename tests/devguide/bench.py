@@ -52,6 +52,29 @@ def browser_numbers(site_dir) -> tuple[int, int, float, float]:
     return first_load, first_load_gzip, sum(latencies) / len(latencies), max(latencies)
 
 
+def time_by_part(junit) -> dict[str, float]:
+    """Seconds per part of the suite, from pytest's JUnit XML: the blocks, the
+    site build (the first site test's setup), the browser tests, the offline build."""
+    import xml.etree.ElementTree as ET
+
+    parts = {"blocks (docs/)": 0.0, "site build + site checks": 0.0, "browser (Chromium)": 0.0,
+             "offline build + tests": 0.0, "harness and content tests": 0.0}
+    for case in ET.parse(junit).iter("testcase"):
+        name = case.get("classname", "") + "." + case.get("name", "")
+        seconds = float(case.get("time") or 0)
+        if name.startswith("docs."):
+            parts["blocks (docs/)"] += seconds
+        elif "test_browser" in name:
+            parts["browser (Chromium)"] += seconds
+        elif "test_offline" in name:
+            parts["offline build + tests"] += seconds
+        elif "test_site" in name:
+            parts["site build + site checks"] += seconds
+        else:
+            parts["harness and content tests"] += seconds
+    return parts
+
+
 def main() -> int:
     env = {"NO_MKDOCS_2_WARNING": "1"}
     import os
@@ -64,8 +87,10 @@ def main() -> int:
         print(done.stderr)
         return 1
     warm, _ = timed(build, env=env)
-    test, done = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"], env=env)
+    junit = REPO / "build" / "artifacts" / "bench-junit.xml"
+    test, done = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"], env=env)
     tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    where = time_by_part(junit)
     # one process: the harness overhead is measured against the blocks' own serial time
     docs_only, _ = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n0", "docs"], env=env)
     torch_import, _ = timed([PY, "-c", "import torch"])
@@ -80,6 +105,9 @@ def main() -> int:
     print(f"cold build (no notebook cache)  {cold:6.1f} s   budget 30 s")
     print(f"warm build                      {warm:6.1f} s   budget 10 s")
     print(f"make test (pytest, full)        {test:6.1f} s   budget 120 s  [{tail}]")
+    print("  where its time goes (summed over the workers; the site tier runs in one, beside the blocks):")
+    for part, seconds in where.items():
+        print(f"    {part:<28}{seconds:6.1f} s")
     runs = sum(1 for f in ran if not f.get("ran_with"))
     print(f"validated blocks                {len(ran):6d}     ({runs} runs: an English block identical to its Chinese twin counts with its run; + notebook cells run by the build)")
     print(f"blocks' own run time            {block_seconds:6.1f} s")

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from devguide import config, pages
+from devguide import config, pages, site
 
 ARTIFACTS = config.REPO / "build" / "artifacts"
 
@@ -78,7 +78,7 @@ FIRST_LOAD_BUDGET = 500_000  # bytes, uncompressed (issue #8: first page load â‰
 def test_first_load_is_light_and_the_search_index_follows_intent(page, server, lang):
     """The home page loads within the budget without the search index; the index
     (its own language's) is requested as soon as the reader goes for the search box."""
-    home = server + ("/" if lang == "zh" else f"/{lang}/")
+    home = server + "/" + config.url_prefix(lang)
     loaded = {}
     page.on("response", lambda r: loaded.setdefault(r.url, len(r.body()) if r.ok else 0))
     page.goto(home, wait_until="networkidle")
@@ -87,30 +87,22 @@ def test_first_load_is_light_and_the_search_index_follows_intent(page, server, l
     total = sum(loaded.values())
     heaviest = sorted(loaded.items(), key=lambda kv: -kv[1])[:5]
     assert total <= FIRST_LOAD_BUDGET, f"first load of {home} is {total} bytes; heaviest: {heaviest}"
-    own = server + ("" if lang == "zh" else f"/{lang}") + "/search/search_index.json"
+    own = server + "/" + config.url_prefix(lang) + "search/search_index.json"
     with page.expect_response(lambda r: "search_index" in r.url) as response:
         page.locator("input.md-search__input").hover()
     assert response.value.url == own and response.value.ok
 
 
 def search(page, server, lang, query):
-    page.goto(server + ("/" if lang == "zh" else "/en/"))
-    box = page.locator("input.md-search__input")
-    box.click()
-    started = time.perf_counter()
-    box.fill(query)
-    box.press("End")
-    page.locator(".md-search-result__item").first.wait_for(timeout=10_000)
-    elapsed = time.perf_counter() - started
-    hrefs = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
-    return hrefs, elapsed
+    page.goto(server + "/" + config.url_prefix(lang))
+    return site.search(page, query)
 
 
 @pytest.mark.parametrize("lang,query,expected", SEARCHES)
 def test_search_finds_the_right_page(page, server, lang, query, expected, record_property):
     hrefs, elapsed = search(page, server, lang, query)
     record_property("search_seconds", round(elapsed, 3))
-    root = server + ("/" if lang == "zh" else "/en/")
+    root = server + "/" + config.url_prefix(lang)
     top = [h.split("#")[0].split("?")[0].removeprefix(root) for h in hrefs[:3]]
     assert expected & set(top), f"{lang} search for {query!r}: top three were {top}, expected one of {sorted(expected)}"
     other = [h for h in hrefs if (lang == "en") != h.startswith(server + "/en/")]
@@ -185,7 +177,7 @@ def test_pasted_error_messages_find_their_section(page, server, lang):
     readers often paste a truncated line) lists its section in the top three."""
     sections = error_sections(lang)
     assert len(sections) >= 20, f"docs/{lang}/reference/errors.md lists {len(sections)} messages"
-    page.goto(server + ("/" if lang == "zh" else "/en/"))
+    page.goto(server + "/" + config.url_prefix(lang))
     box = page.locator("input.md-search__input")
     box.click()
     misses = []

@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from devguide import config, site
+
 
 @pytest.fixture
 def file_page(browser, offline_site):
@@ -31,13 +33,8 @@ def test_offline_pages_and_language_switcher(file_page, offline_site):
 
 @pytest.mark.parametrize("lang,query,expected", [("zh", "锁页内存", "async/pinned-memory.html"), ("en", "pinned memory", "async/pinned-memory.html")])
 def test_offline_search(file_page, offline_site, lang, query, expected):
-    root = offline_site if lang == "zh" else offline_site / lang
+    root = offline_site / config.url_prefix(lang)
     file_page.goto((root / "index.html").as_uri())
-    box = file_page.locator("input.md-search__input")
-    box.click()
-    box.fill(query)
-    box.press("End")
-    file_page.locator(".md-search-result__item").first.wait_for(timeout=10_000)
-    hrefs = file_page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
+    hrefs, _ = site.search(file_page, query)
     top = [h.split("#")[0].split("?")[0].removeprefix(root.as_uri() + "/") for h in hrefs[:3]]
     assert expected in top, f"offline {lang} search for {query!r}: top three were {top}"

@@ -28,14 +28,14 @@ def test_no_external_requests(built_site):
 def test_notebook_pages_are_html_with_outputs(built_site, notebook):
     lang, *parts = notebook.relative_to(config.REPO / "docs").parts
     url_dir = "/".join(parts)[: -len(".py")]
-    page = built_site / ("" if lang == "zh" else lang) / url_dir / "index.html"
+    page = built_site / config.url_prefix(lang) / url_dir / "index.html"
     html = page.read_text(encoding="utf-8")
     assert html.lstrip().lower().startswith("<!doctype html>"), f"{page} is not HTML (raw notebook?)"
     assert "jp-OutputArea-output" in html, f"{page} shows no executed cell output"
 
 
 def search_docs(site, lang):
-    root = site if lang == "zh" else site / lang
+    root = site / config.url_prefix(lang)
     return json.loads((root / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
 
 
@@ -44,8 +44,8 @@ def test_each_language_has_its_own_search_index(built_site, lang):
     """English readers search English pages only, Chinese readers Chinese pages."""
     docs = search_docs(built_site, lang)
     locations = {d["location"] for d in docs}
-    prefix = "" if lang == "zh" else f"{lang}/"
-    foreign = [loc for loc in locations if not loc.startswith(prefix) or lang == "zh" and loc.startswith("en/")]
+    prefix = config.url_prefix(lang)
+    foreign = [loc for loc in locations if not loc.startswith(prefix) or lang == config.DEFAULT_LANGUAGE and any(loc.startswith(config.url_prefix(x)) for x in config.LANGUAGES[1:])]
     assert not foreign, f"{lang} index lists pages of another language: {sorted(foreign)[:5]}"
     own_pages = [p for p in pages.pages() if p.relative_to(config.DOCS).parts[0] == lang]
     assert len({loc.split("#")[0] for loc in locations}) >= len(own_pages)
