@@ -13,8 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from devguide import config
 
 ONE_PAGE_PER_SECTION = [
@@ -27,14 +25,14 @@ ONE_PAGE_PER_SECTION = [
 ]
 
 
-@pytest.mark.parametrize("page", ONE_PAGE_PER_SECTION)
-def test_a_page_runs_with_the_plain_pytest_codeblocks_plugin(tmp_path, page):
+def test_one_page_per_section_runs_with_the_plain_pytest_codeblocks_plugin(tmp_path):
+    """All six pages in one plain run (one torch import, not six)."""
     shutil.copytree(config.REPO / "snippets", tmp_path / "snippets")
-    path = config.DOCS / config.DEFAULT_LANGUAGE / page
+    paths = [str(config.DOCS / config.DEFAULT_LANGUAGE / page) for page in ONE_PAGE_PER_SECTION]
     env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-q",
-         f"--rootdir={config.REPO}", "--codeblocks", str(path)],
+        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-q", "-rf",
+         f"--rootdir={config.REPO}", "--codeblocks", *paths],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -318,3 +318,43 @@ def test_require_cuda_without_cuda_fails_fast():
     )
     assert done.returncode == 3
     assert "REQUIRE_CUDA=1 but torch.cuda.is_available() is False" in done.stdout + done.stderr
+
+
+def test_parity_fix_copies_code_and_outputs_and_leaves_the_prose(tmp_path):
+    from devguide import parity
+
+    zh = page(tmp_path, """\
+        # 标题 { #t }
+
+        中文说明。
+
+        <!--pytest.mark.timeout(30)-->
+        '''python
+        print(2)
+        '''
+
+        <!--pytest-codeblocks:expected-output-->
+        '''text
+        2
+        '''
+        """, name="zh/p.md")
+    en = page(tmp_path, """\
+        # Title { #t }
+
+        English prose.
+
+        '''python
+        print(1)
+        '''
+
+        <!--pytest-codeblocks:expected-output-->
+        '''text
+        1
+        '''
+        """, name="en/p.md")
+    done = parity.fix(zh, en)
+    assert len(done) == 2 and done[0].endswith(f"replaced with {zh}:6")
+    text = en.read_text(encoding="utf-8")
+    assert "English prose." in text and "中文说明" not in text
+    assert "<!--pytest.mark.timeout(30)-->\n```python\nprint(2)\n```" in text and "```text\n2\n```" in text
+    assert parity.fix(zh, en) == []  # nothing left to copy

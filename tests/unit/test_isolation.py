@@ -54,86 +54,138 @@ def failure_of(output: str, line: int) -> str:
     return m.group(1)
 
 
-def test_crash_exit_hang_memory_and_repository_writes_fail_their_block(tmp_path):
-    root = tmp_path / "project"
-    page = """\
-        # P
+CRASHES = """\
+# P
 
-        <!--pytest.mark.timeout(2)-->
-        '''python
-        while True:
-            pass
-        '''
+<!--pytest.mark.timeout(2)-->
+'''python
+while True:
+    pass
+'''
 
-        '''python
-        import os
+'''python
+import os
 
-        print("about to leave")
-        os._exit(0)
-        '''
+print("about to leave")
+os._exit(0)
+'''
 
-        '''python
-        import os
-        import signal
+'''python
+import os
+import signal
 
-        os.kill(os.getpid(), signal.SIGKILL)
-        '''
+os.kill(os.getpid(), signal.SIGKILL)
+'''
 
-        '''python
-        from pathlib import Path
+'''python
+from pathlib import Path
 
-        Path("snippets/new.py").write_text("x = 1")  # the block's own copy
-        Path("snippets/async").rename("snippets/moved")
-        '''
+Path("snippets/new.py").write_text("x = 1")  # the block's own copy
+Path("snippets/async").rename("snippets/moved")
+'''
 
-        '''python
-        data = bytearray(2 * 2**30)
-        '''
+'''python
+data = bytearray(2 * 2**30)
+'''
 
-        '''python
-        import os
+'''python
+import os
 
-        os.write(1, b"ok \\xff\\xfe")
-        '''
+os.write(1, b"ok \\xff\\xfe")
+'''
 
-        '''python
-        print("\\ud800")
-        '''
+'''python
+print("\\ud800")
+'''
 
-        '''python
-        print("x" * 10_000_000)
-        raise SystemExit(1)
-        '''
+'''python
+print("x" * 10_000_000)
+raise SystemExit(1)
+'''
 
-        '''python
-        import subprocess
-        import sys
+'''python
+import subprocess
+import sys
 
-        subprocess.run([sys.executable, "-c", "print('from a child process')"], check=True)
-        '''
+subprocess.run([sys.executable, "-c", "print('from a child process')"], check=True)
+'''
 
-        <!--pytest-codeblocks:expected-output-->
-        '''text
-        from a child process
-        '''
+<!--pytest-codeblocks:expected-output-->
+'''text
+from a child process
+'''
 
-        '''bash
-        sleep 987654 &
-        echo started
-        '''
+'''bash
+sleep 987654 &
+echo started
+'''
 
-        '''python
-        print("later blocks still run")
-        '''
+'''python
+print("later blocks still run")
+'''
 
-        <!--pytest-codeblocks:expected-output-->
-        '''text
-        later blocks still run
-        '''
-        """
-    root = scratch_project(tmp_path, both(page))
+<!--pytest-codeblocks:expected-output-->
+'''text
+later blocks still run
+'''
+"""
+STATE = """\
+# P
+
+'''python
+import builtins
+import sys
+
+import numpy as np
+import torch
+
+torch.tensor = None
+builtins.print = None
+sys.path.insert(0, "leaked")
+np.set_printoptions(precision=1)
+torch.set_num_threads(1)
+torch.set_float32_matmul_precision("medium")
+'''
+
+'''python
+import sys
+
+import numpy as np
+import torch
+
+assert torch.tensor is not None and sys.path[0] != "leaked"
+assert np.get_printoptions()["precision"] == 8
+assert torch.get_float32_matmul_precision() == "highest"
+print(torch.tensor([1.5]).tolist())
+'''
+
+<!--pytest-codeblocks:expected-output-->
+'''text
+[1.5]
+'''
+"""
+EXIT = "# P\n\n'''python\nimport os\n\nos._exit(0)\n'''\n\n'''python\nprint(1)\n'''\n"
+SKIP = "# P\n\n<!--pytest.mark.skip(reason=\"installs a package\")-->\n'''bash\npip install {}\n'''\n"
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """One scratch project with every planted page, run once with pytest -n0
+    (each run starts pytest and a zygote: one run instead of four)."""
+    root = scratch_project(tmp_path_factory.mktemp("planted"), {
+        **both(CRASHES),
+        "docs/zh/state.md": STATE, "docs/en/state.md": STATE,
+        "docs/zh/exit.md": EXIT, "docs/en/exit.md": EXIT,
+        "docs/zh/skip.md": SKIP.format("x"), "docs/en/skip.md": SKIP.format("y"),
+        "docs/zh/alone.md": "# A\n\n'''python\nx = 1\n'''\n",
+    })
     license_before = (root / "LICENSE").read_bytes()
-    rc, out = run_pytest(root, "docs/zh/p.md", env={"DOCS_BLOCK_MEMORY_GB": "1"})
+    rc, out = run_pytest(root, "docs/zh", env={"DOCS_BLOCK_MEMORY_GB": "1"})
+    return root, rc, out, license_before
+
+
+def test_crash_exit_hang_memory_and_output_problems_fail_their_block(planted):
+    root, rc, out, license_before = planted
     assert rc == 1, out
     assert "limit of 2 s and was stopped" in failure_of(out, 4)
     assert "pytest.mark.timeout(10)" in failure_of(out, 4)
@@ -155,6 +207,26 @@ def test_crash_exit_hang_memory_and_repository_writes_fail_their_block(tmp_path)
     assert "PASSED docs/zh/p.md::line 61" in out
     assert "PASSED docs/zh/p.md::line 66" in out
     assert subprocess.run(["pgrep", "-f", "sleep 987654"], capture_output=True).returncode == 1
+
+
+
+
+def test_state_does_not_leak_between_blocks(planted):
+    _, _, out, _ = planted
+    assert "PASSED docs/zh/state.md::line 3" in out and "PASSED docs/zh/state.md::line 18" in out, out
+
+
+def test_an_exit_in_one_process_run_is_red(planted):
+    """os._exit(0) used to end a -n0 run green with the page's later blocks unrun."""
+    _, rc, out, _ = planted
+    assert rc == 1 and "FAILED docs/zh/exit.md::line 3" in out and "PASSED docs/zh/exit.md::line 9" in out, out
+
+
+def test_excused_blocks_are_reported_at_their_line_and_one_page_checks_its_twin(planted):
+    _, _, out, _ = planted
+    assert "SKIPPED [1] docs/zh/skip.md:4: installs a package" in out
+    assert "docs/zh/alone.md:1: has no twin docs/en/alone.md" in out
+    assert "docs/zh/skip.md:4 differs from docs/en/skip.md:4" in out
 
 
 @pytest.mark.parametrize("landlock", ["1", "0"], ids=["landlock", "guard"])
@@ -184,53 +256,6 @@ def test_a_block_cannot_change_the_repository(tmp_path, landlock):
     assert (root / "LICENSE").read_bytes() == before
     assert not (root / "snippets" / "new.py").exists()
     assert rc == 1
-
-
-def test_state_does_not_leak_between_blocks(tmp_path):
-    root = scratch_project(tmp_path, both("""\
-        # P
-
-        '''python
-        import builtins
-        import sys
-
-        import numpy as np
-        import torch
-
-        torch.tensor = None
-        builtins.print = None
-        sys.path.insert(0, "leaked")
-        np.set_printoptions(precision=1)
-        torch.set_num_threads(1)
-        torch.set_float32_matmul_precision("medium")
-        '''
-
-        '''python
-        import sys
-
-        import numpy as np
-        import torch
-
-        assert torch.tensor is not None and sys.path[0] != "leaked"
-        assert np.get_printoptions()["precision"] == 8
-        assert torch.get_float32_matmul_precision() == "highest"
-        print(torch.tensor([1.5]).tolist())
-        '''
-
-        <!--pytest-codeblocks:expected-output-->
-        '''text
-        [1.5]
-        '''
-        """))
-    rc, out = run_pytest(root, "docs/zh/p.md")
-    assert rc == 0, out
-
-
-def test_an_exit_in_one_process_run_is_red(tmp_path):
-    """os._exit(0) used to end a -n0 run green with the page's later blocks unrun."""
-    root = scratch_project(tmp_path, both("# P\n\n'''python\nimport os\n\nos._exit(0)\n'''\n\n'''python\nprint(1)\n'''\n"))
-    rc, out = run_pytest(root, "docs/zh/p.md")
-    assert rc == 1 and "1 failed, 2 passed" in out and "PASSED docs/zh/p.md::line 9" in out, out
 
 
 @pytest.mark.parametrize(
@@ -300,16 +325,3 @@ def test_an_output_for_another_torch_is_chosen_by_version(tmp_path, monkeypatch)
     running.check_output(block, "2\n")
     monkeypatch.setattr(config, "torch_version", lambda: "2.13.0")
     running.check_output(block, "1\n")
-
-
-def test_excused_blocks_are_reported_at_their_line_and_one_page_checks_its_twin(tmp_path):
-    root = scratch_project(tmp_path, {
-        "docs/zh/p.md": "# P\n\n<!--pytest.mark.skip(reason=\"installs a package\")-->\n'''bash\npip install x\n'''\n",
-        "docs/zh/alone.md": "# A\n\n'''python\nx = 1\n'''\n",
-        "docs/en/p.md": "# P\n\n<!--pytest.mark.skip(reason=\"installs a package\")-->\n'''bash\npip install y\n'''\n",
-    })
-    rc, out = run_pytest(root, "docs/zh/p.md", "docs/zh/alone.md")
-    assert "SKIPPED [1] docs/zh/p.md:4: installs a package" in out
-    assert "docs/zh/alone.md:1: has no twin docs/en/alone.md" in out
-    assert "docs/zh/p.md:4 differs from docs/en/p.md:4" in out
-    assert rc == 1
