@@ -85,11 +85,11 @@ test-portable: setup
 # into its own venv, out of the default make test; CI runs it as a job).
 TORCH_PIN := $(shell sed -n 's/.*"torch==\([0-9.]*\)".*/\1/p' pyproject.toml)
 CUDA_BUILD_VENV := .venv-cuda-build
-$(CUDA_BUILD_VENV)/.installed: pyproject.toml
+$(CUDA_BUILD_VENV)/.installed: pyproject.toml tests/requirements/lock.txt
 	test -x $(CUDA_BUILD_VENV)/bin/python || $(PYTHON) -m venv $(CUDA_BUILD_VENV)
 	$(CUDA_BUILD_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check \
 	  --index-url https://pypi.org/simple "torch==$(TORCH_PIN)"
-	$(CUDA_BUILD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e .
+	$(CUDA_BUILD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c tests/requirements/lock.txt -e ".[test]"
 	$(CUDA_BUILD_VENV)/bin/python -c 'import torch; assert torch.version.cuda, "expected the CUDA build of torch, found " + torch.__version__'
 	touch $@
 

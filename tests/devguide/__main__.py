@@ -20,10 +20,30 @@ from devguide import config
 
 
 def page_pair(arg: str) -> list[Path]:
-    name = arg.removesuffix(".md").strip("/")
+    """Both languages of a page (``.md``) or of a notebook (jupytext ``.py``)."""
+    name = arg.strip("/")
     for lang in config.LANGUAGES:
         name = name.removeprefix(f"docs/{lang}/")
-    return [config.DOCS / lang / f"{name}.md" for lang in config.LANGUAGES]
+    suffix = ".py" if name.endswith(".py") else ".md"
+    name = name.removesuffix(".md").removesuffix(".py")
+    if suffix == ".md" and not (config.DOCS / config.DEFAULT_LANGUAGE / f"{name}.md").exists():
+        if (config.DOCS / config.DEFAULT_LANGUAGE / f"{name}.py").exists():
+            suffix = ".py"  # devguide page getting-started/device-tour: a notebook
+    return [config.DOCS / lang / f"{name}{suffix}" for lang in config.LANGUAGES]
+
+
+def run_notebook(path: Path) -> str | None:
+    """A jupytext percent-format notebook is a Python script: run it as one, in a
+    scratch folder, as the site build runs its cells (in order, one kernel)."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="devguide-notebook-") as tmp:
+        shutil.copytree(config.REPO / "snippets", Path(tmp) / "snippets")
+        done = subprocess.run([sys.executable, str(path)], cwd=tmp, capture_output=True, text=True, timeout=600)
+    if done.returncode:
+        return f"{config.rel(path)}: the notebook failed when run as a script:\n{done.stderr[-3000:]}"
+    return None
 
 
 def cmd_page(args) -> int:
@@ -39,11 +59,13 @@ def cmd_page(args) -> int:
     problems = []
     for paths in pairs:
         problems += _pair_problems(paths, links, pages, parity)
+        if paths[0].suffix == ".py" and all(p.exists() for p in paths):
+            problems += [p for p in map(run_notebook, paths) if p]
     for p in problems:
         print(p)
-    everything = [str(p) for pair in pairs for p in pair if p.exists()]
+    everything = [str(p) for pair in pairs for p in pair if p.exists() and p.suffix == ".md"]
     if not everything:
-        return 1
+        return 1 if problems else 0
     # the blocks of the pages (identical twins once), in one process
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *args.pytest],
@@ -59,6 +81,8 @@ def _pair_problems(paths: list[Path], links, pages, parity) -> list[str]:
             problems.append(f"{config.rel(path)}: no such page (write both languages: {', '.join(config.rel(p) for p in paths)})")
     if problems:
         return problems
+    if paths[0].suffix == ".py":  # a notebook pair: identical code cells (its cells run below)
+        return parity.parity_problems(*paths)
     for path in paths:
         problems += [e.problem for e in pages.classify(path) if e.problem]
         problems += links.page_problems(path)

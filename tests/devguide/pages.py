@@ -17,6 +17,7 @@ pytest-codeblocks stays the extractor of the blocks (``page_blocks`` calls its
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,6 +152,13 @@ def comment_problems(fence: Fence) -> list[str]:
     return problems
 
 
+def _version(page: Path) -> tuple[Path, int, int]:
+    """A page's identity for the caches: its path and the size and time of its content."""
+    page = Path(page).resolve()
+    st = page.stat()
+    return page, st.st_mtime_ns, st.st_size
+
+
 def torch_specifier(text: str, where: str):
     """``torch==2.11.*`` → a SpecifierSet; a clear error otherwise."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -168,6 +176,12 @@ def torch_specifier(text: str, where: str):
 
 
 def scan_fences(page: Path) -> list[Fence]:
+    """(cached while the file is unchanged: the plugin, the census and the report ask often)"""
+    return _scan_fences(*_version(page))
+
+
+@functools.lru_cache(maxsize=512)
+def _scan_fences(page: Path, mtime_ns: int, size: int) -> list[Fence]:
     """Every fenced block of a Markdown page, whatever its fence or info string."""
     lines = Path(page).read_text(encoding="utf-8").splitlines()
     fences, comments, i = [], [], 0
@@ -243,6 +257,12 @@ def eval_mark(mark: str, where: str):
 
 
 def classify(page: Path) -> list[CensusEntry]:
+    """(cached while the file is unchanged: the plugin, the census and the report ask often)"""
+    return _classify(*_version(page))
+
+
+@functools.lru_cache(maxsize=512)
+def _classify(page: Path, mtime_ns: int, size: int) -> list[CensusEntry]:
     """Classify every fence of a page; entries with ``problem`` set fail the census."""
     entries = []
     text = Path(page).read_text(encoding="utf-8")
@@ -442,6 +462,12 @@ class Block:
 
 
 def page_blocks(page: Path) -> list[Block]:
+    """(cached while the file is unchanged: the plugin, the census and the report ask often)"""
+    return _page_blocks(*_version(page))
+
+
+@functools.lru_cache(maxsize=512)
+def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
     """The python and bash blocks of a page, as pytest-codeblocks extracts them."""
     problems = [e.problem for e in classify(page) if e.problem]
     if problems:

@@ -409,7 +409,8 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid):
             if nodeid.startswith(SITE_TIER):
                 return "site"
-            if nodeid.startswith(TOGETHER_PAGES):
+            if nodeid.startswith(TOGETHER_PAGES + ("tests/",)):
+                # a timing page's blocks, or a test module (its module fixtures run once)
                 return nodeid.split("::")[0]
             return nodeid
 

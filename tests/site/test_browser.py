@@ -206,7 +206,7 @@ def settled_results(page, query, timeout=10.0):
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
-        page.wait_for_timeout(60)
+        page.wait_for_timeout(30)
         if page.locator("input.md-search__input").input_value() != query:
             continue
         links = page.locator(".md-search-result__link").evaluate_all("els => els.map(e => e.href)")

@@ -1,5 +1,7 @@
 """The census file: its schema, atomic writes, and loading what is corrupt or stale."""
 
+import copy
+import functools
 import json
 import warnings
 
@@ -8,8 +10,14 @@ import pytest
 from devguide import census, config, report
 
 
-def sources():
+@functools.lru_cache(maxsize=1)
+def _sources():
     return census.build()
+
+
+def sources():
+    """The census of the sources (built once per test run; a deep copy each time)."""
+    return copy.deepcopy(_sources())
 
 
 def test_the_census_of_the_sources_matches_its_schema():

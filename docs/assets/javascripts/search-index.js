@@ -1,3 +1,7 @@
+// Why a request rewrite and not a setting: Material builds the index URL from its
+// "base" (the site root), and static-i18n builds every language into one site with
+// one base. Moving English pages' base to /en/ would break the version selector and
+// the result links; the index is chosen here instead, for search-index requests only.
 // Search index, loaded per language and only when the reader wants to search;
 // sitemaps from the language roots.
 // 1. One index per language (hooks/search_per_language.py): pages in a language
