@@ -538,6 +538,9 @@ def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
                 variants=variants.get(cb.lineno, []),
             )
         )
+    problems = [p for b in blocks for p in cannot_fail(b)]
+    if problems:
+        raise DocsError("\n".join(problems))
     return blocks
 
 
@@ -545,6 +548,31 @@ def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
 
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)[^}]*\})?\s*#*\s*$")
+
+
+def cannot_fail(block: Block) -> list[str]:
+    """Demonstrations of an error that would pass if the error never came: a ``try``
+    whose ``except`` asserts on the error, with no ``else`` to fail without it."""
+    import ast
+
+    if block.language != "python":
+        return []
+    try:
+        tree = ast.parse(block.code)
+    except SyntaxError:
+        return []  # reported with its page line when the block runs
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and not node.orelse and any(
+            isinstance(n, ast.Assert) for h in node.handlers for n in ast.walk(h)
+        ):
+            page, line = block.line_map[node.lineno - 1]
+            found.append(
+                f"{page}:{line}: this try/except checks the error it expects but passes when no "
+                "error comes: add `else: raise AssertionError(\"expected a …\")`, or print the "
+                "message into a verified output"
+            )
+    return found
 
 
 def heading_anchors(page: Path) -> list[tuple[int, str, str]]:

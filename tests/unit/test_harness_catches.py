@@ -358,3 +358,19 @@ def test_parity_fix_copies_code_and_outputs_and_leaves_the_prose(tmp_path):
     assert "English prose." in text and "中文说明" not in text
     assert "<!--pytest.mark.timeout(30)-->\n```python\nprint(2)\n```" in text and "```text\n2\n```" in text
     assert parity.fix(zh, en) == []  # nothing left to copy
+
+
+def test_an_error_demonstration_that_cannot_fail_is_refused(tmp_path):
+    p = page(tmp_path, """\
+        '''python
+        try:
+            int("x")
+        except ValueError as e:
+            assert "invalid literal" in str(e)
+        '''
+        """)
+    with pytest.raises(config.DocsError, match=rf"{p}:2: this try/except checks the error it expects but passes when no error comes"):
+        pages.page_blocks(p)
+    p.write_text(p.read_text().replace('    assert "invalid literal" in str(e)\n', '    assert "invalid literal" in str(e)\nelse:\n    raise AssertionError("expected a ValueError")\n'))
+    (block,) = pages.page_blocks(p)
+    running.run_block(block)
