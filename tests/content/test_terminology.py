@@ -1,0 +1,153 @@
+"""One word per concept: the Chinese pages write the glossary's terms, not their synonyms.
+
+The Chinese glossary is the source of terminology. A term with synonyms the site does
+not use lists them in its cell, on a line of their own, separated by 、::
+
+    | 内核<br>不用：核函数 | kernel | — | [异步执行与同步点](../async/sync-points.md) |
+
+Every Chinese page and notebook is then searched for those synonyms in its prose:
+fenced blocks, inline code, link targets and HTML comments are left out (code and
+error messages quote English and API names as they are). A synonym found is reported
+with the page line and the term to write instead.
+"""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from devguide import config, pages
+
+CHINESE = "zh"
+GLOSSARY = Path(CHINESE) / "reference" / "glossary.md"
+# the first cell of a table row: the term, then "<br>不用：" and the synonyms
+REJECTED = re.compile(r"^\|\s*(?P<term>[^|]+?)\s*<br>\s*不用：(?P<synonyms>[^|]+?)\s*\|")
+CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+LINK_TARGET = re.compile(r"\]\([^)]*\)")
+
+
+@dataclass(frozen=True)
+class Synonym:
+    word: str  # what the pages must not write
+    term: str  # what they write instead
+    where: str  # the glossary row that says so
+
+
+def rejected_synonyms(docs: Path) -> dict[str, Synonym]:
+    """The synonyms the Chinese glossary rejects, each with its preferred term."""
+    glossary = docs / GLOSSARY
+    found: dict[str, Synonym] = {}
+    for number, line in enumerate(glossary.read_text(encoding="utf-8").splitlines(), 1):
+        m = REJECTED.match(line)
+        if not m:
+            continue
+        term = re.sub(r"（.*?）", "", m.group("term")).strip()
+        where = f"{config.rel(glossary)}:{number}"
+        for word in (w.strip() for w in m.group("synonyms").split("、")):
+            assert word, f"{where}: an empty synonym after 不用："
+            assert word not in found, f"{where}: {word} is already rejected at {found[word].where}"
+            found[word] = Synonym(word, term, where)
+    return found
+
+
+def _blank(match: re.Match) -> str:
+    """The matched text with everything but line breaks replaced by spaces."""
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def prose(text: str) -> str:
+    """Markdown text without code spans, HTML comments and link targets (lines kept)."""
+    for pattern in (HTML_COMMENT, CODE_SPAN, LINK_TARGET):
+        text = pattern.sub(_blank, text)
+    return re.sub(r"<br>\s*不用：[^|\n]*", "", text)  # the glossary's own lists
+
+
+def page_prose(page: Path) -> list[str]:
+    """The page's lines, fenced blocks blanked, then the rest reduced to prose."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    for fence in pages.scan_fences(page):
+        for number in range(fence.line, fence.end + 1):
+            lines[number - 1] = ""
+    return prose("\n".join(lines)).split("\n")
+
+
+def notebook_prose(notebook: Path) -> list[str]:
+    """A jupytext percent notebook's lines: the Markdown cells' text, code cells blanked."""
+    lines, markdown = [], False
+    for line in notebook.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# %%"):
+            markdown = "[markdown]" in line
+            lines.append("")
+        elif markdown and line.startswith("#"):
+            lines.append(line[2:])
+        else:
+            lines.append("")
+    return prose("\n".join(lines)).split("\n")
+
+
+def chinese_sources(docs: Path) -> list[Path]:
+    root = docs / CHINESE
+    return [p for p in [*pages.pages(docs), *pages.notebooks(docs)] if p.is_relative_to(root)]
+
+
+def problems(docs: Path) -> list[str]:
+    """page:line: what to write instead, for each rejected synonym in Chinese prose."""
+    synonyms = rejected_synonyms(docs)
+    found = []
+    for source in chinese_sources(docs):
+        lines = notebook_prose(source) if source.suffix == ".py" else page_prose(source)
+        for number, line in enumerate(lines, 1):
+            for word, synonym in synonyms.items():
+                if word in line:
+                    found.append(
+                        f"{config.rel(source)}:{number}: write {synonym.term} instead of "
+                        f"{word} (one word per concept: {synonym.where})"
+                    )
+    return found
+
+
+def test_the_glossary_rejects_synonyms():
+    synonyms = rejected_synonyms(config.DOCS)
+    assert synonyms, f"{GLOSSARY}: no term lists its synonyms (a cell like 内核<br>不用：核函数)"
+    terms = {s.term for s in synonyms.values()}
+    clash = sorted(terms & set(synonyms))
+    assert not clash, f"rejected and preferred at once: {clash}"
+
+
+def test_chinese_prose_writes_the_glossary_terms():
+    found = problems(config.DOCS)
+    assert not found, "rejected synonyms in Chinese prose:\n" + "\n".join(found)
+
+
+def test_a_planted_synonym_is_caught(tmp_path):
+    """Every synonym the real glossary rejects is caught in prose, and only there."""
+    docs = tmp_path / "docs"
+    (docs / GLOSSARY).parent.mkdir(parents=True)
+    (docs / GLOSSARY).write_text((config.DOCS / GLOSSARY).read_text(encoding="utf-8"), encoding="utf-8")
+    synonyms = rejected_synonyms(docs)
+    page = docs / CHINESE / "planted.md"
+    planted = "".join(f"第 {i} 行写了{word}。\n" for i, word in enumerate(synonyms))
+    page.write_text(
+        "# 标题 { #title }\n\n"
+        + planted
+        + "\n<!-- 核函数 -->\n`核函数` 和 [链接](https://example.com/核函数)\n\n"
+        + "```python\nx = 1  # 核函数\n```\n",
+        encoding="utf-8",
+    )
+    notebook = docs / CHINESE / "planted.py"
+    word, synonym = next(iter(synonyms.items()))
+    notebook.write_text(
+        f"# %% [markdown]\n# 笔记本里的{word}\n\n# %%\nx = 1  # {word}\n", encoding="utf-8"
+    )
+
+    found = problems(docs)
+    expected = [
+        f"{config.rel(page)}:{3 + i}: write {s.term} instead of {word} "
+        f"(one word per concept: {s.where})"
+        for i, (word, s) in enumerate(synonyms.items())
+    ]
+    expected.append(
+        f"{config.rel(notebook)}:2: write {synonym.term} instead of {word} "
+        f"(one word per concept: {synonym.where})"
+    )
+    assert sorted(found) == sorted(expected)
