@@ -23,9 +23,9 @@
 # ## 1. Device and seed { #setup }
 #
 # The accelerator if there is one, the CPU otherwise. One seed makes the weight initialisation and
-# the shuffling repeatable. On the CPU, one thread: for a network this small, splitting each
-# operation over several threads costs more in synchronisation than it saves, and on a busy
-# machine (a CI runner) far more.
+# the dropout masks repeatable; the shuffling has its own seeded generator (section 2). On the
+# CPU, one thread: for a network this small, splitting each operation over several threads costs
+# more in synchronisation than it saves, and on a busy machine (a CI runner) far more.
 
 # %%
 import tempfile
@@ -111,11 +111,13 @@ scheduler = torch.optim.lr_scheduler.OneCycleLR(
 # %% [markdown]
 # ## 4. Mixed precision { #amp }
 #
-# `bfloat16` autocast on the CPU, `float16` with a `GradScaler` on CUDA. The scaler is disabled for
-# `bfloat16`, where it is not needed, and the training loop stays the same.
+# `bfloat16` autocast on the CPU and on GPUs from Ampere on, `float16` with a `GradScaler` on older
+# GPUs ([mixed precision](amp.md#recipe)). The scaler is disabled for `bfloat16`, where it is not
+# needed, and the training loop stays the same.
 
 # %%
-amp_dtype = torch.float16 if device.type == "cuda" else torch.bfloat16
+before_ampere = device.type == "cuda" and torch.cuda.get_device_capability() < (8, 0)
+amp_dtype = torch.float16 if before_ampere else torch.bfloat16
 scaler = torch.amp.GradScaler(device.type, enabled=amp_dtype == torch.float16)
 print("autocast dtype:", amp_dtype, "| gradient scaling:", scaler.is_enabled())
 

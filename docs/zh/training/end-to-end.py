@@ -22,7 +22,7 @@
 # %% [markdown]
 # ## 1. 设备与随机种子 { #setup }
 #
-# 有加速器就用加速器，否则用 CPU。一个种子就能让权重初始化和数据打乱都可以复现。
+# 有加速器就用加速器，否则用 CPU。一个种子让权重初始化和 dropout 掩码可以复现；数据打乱另有一个设了种子的生成器（见第 2 节）。
 # 在 CPU 上只用一个线程：网络这么小，把每个运算拆给多个线程，线程同步的开销比省下的时间还多，
 # 在繁忙的机器（比如 CI 运行器）上更是如此。
 
@@ -109,11 +109,12 @@ scheduler = torch.optim.lr_scheduler.OneCycleLR(
 # %% [markdown]
 # ## 4. 混合精度 { #amp }
 #
-# CPU 上用 `bfloat16` autocast，CUDA 上用 `float16` 加 `GradScaler`。`bfloat16` 不需要 scaler，
-# 所以此时禁用它，训练循环保持不变。
+# CPU 和从 Ampere 开始的 GPU 上用 `bfloat16` autocast，更老的 GPU 上用 `float16` 加 `GradScaler`
+# （见[混合精度](amp.md#recipe)）。`bfloat16` 不需要 scaler，所以此时禁用它，训练循环保持不变。
 
 # %%
-amp_dtype = torch.float16 if device.type == "cuda" else torch.bfloat16
+before_ampere = device.type == "cuda" and torch.cuda.get_device_capability() < (8, 0)
+amp_dtype = torch.float16 if before_ampere else torch.bfloat16
 scaler = torch.amp.GradScaler(device.type, enabled=amp_dtype == torch.float16)
 print("autocast dtype:", amp_dtype, "| gradient scaling:", scaler.is_enabled())
 
