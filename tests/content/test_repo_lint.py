@@ -38,3 +38,8 @@ def test_page_examples_are_ruff_clean():
 def test_links_in_the_pages_resolve_without_a_build():
     problems = [p for page in pages.pages() for p in links.page_problems(page)]
     assert not problems, "\n".join(problems)
+
+
+def test_notebooks_link_to_built_pages():
+    problems = [p for nb in pages.notebooks() for p in links.notebook_problems(nb)]
+    assert not problems, "\n".join(problems)

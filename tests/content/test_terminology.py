@@ -24,6 +24,10 @@ REJECTED = re.compile(r"^\|\s*(?P<term>[^|]+?)\s*<br>\s*不用：(?P<synonyms>[^
 CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
+# an ASCII double quote next to a Chinese character: Chinese prose quotes with “ ”
+ASCII_QUOTE = re.compile(r'[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]"|"[\u3400-\u9fff]')
+# Markdown syntax whose title must be in ASCII quotes: !!! note "…", ??? tip "…", === "…"
+QUOTED_TITLE = re.compile(r'^\s*(?:[!?]{3}\+?\s+[\w-]+(?:\s+[\w-]+)*|===\+?)\s+"')
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,35 @@ def problems(docs: Path) -> list[str]:
                         f"{word} (one word per concept: {synonym.where})"
                     )
     return found
+
+
+def ascii_quotes(docs: Path) -> list[str]:
+    """page:line for each ASCII double quote that Chinese prose uses as a quotation mark."""
+    found = []
+    for source in chinese_sources(docs):
+        lines = notebook_prose(source) if source.suffix == ".py" else page_prose(source)
+        for number, line in enumerate(lines, 1):
+            if not QUOTED_TITLE.match(line) and ASCII_QUOTE.search(line):
+                found.append(f"{config.rel(source)}:{number}: write “…” instead of \"…\" in Chinese prose")
+    return found
+
+
+def test_chinese_prose_quotes_with_chinese_marks():
+    found = ascii_quotes(config.DOCS)
+    assert not found, "ASCII quotes in Chinese prose:\n" + "\n".join(found)
+
+
+def test_a_planted_ascii_quote_is_caught(tmp_path):
+    page = tmp_path / "docs" / CHINESE / "planted.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        '# 标题\n\n!!! warning "不要用 `.data`"\n\n=== "只用 CPU"\n\n'
+        '这叫"未知词"。\n\n`"引号"` 在代码里可以。\n',
+        encoding="utf-8",
+    )
+    assert ascii_quotes(tmp_path / "docs") == [
+        f"{config.rel(page)}:7: write “…” instead of \"…\" in Chinese prose"
+    ]
 
 
 def test_the_glossary_rejects_synonyms():

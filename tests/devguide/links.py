@@ -42,3 +42,24 @@ def page_problems(page: Path) -> list[str]:
             if anchor and dest.suffix == ".md" and anchor not in {a for _, _, a in heading_anchors(dest)}:
                 problems.append(f"{rel(page)}:{n}: {target}: no heading with anchor #{anchor} in {rel(dest)}")
     return problems
+
+
+def notebook_problems(notebook: Path) -> list[str]:
+    """A notebook's Markdown cells must link to the built pages (``../amp/#recipe``):
+    mkdocs-jupyter renders them as they are and does not rewrite ``amp.md`` links."""
+    notebook = Path(notebook)
+    problems = []
+    for n, line in enumerate(notebook.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.startswith("#"):
+            continue
+        for m in LINK.finditer(re.sub(r"`[^`]*`", "", line)):
+            target = m.group("target")
+            path, _, anchor = target.partition("#")
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or not path.endswith((".md", ".py")):
+                continue
+            built = "../" + path.rsplit(".", 1)[0] + "/" + (f"#{anchor}" if anchor else "")
+            problems.append(
+                f"{rel(notebook)}:{n}: {target}: notebooks are not rewritten by mkdocs-jupyter; "
+                f"link to the built page instead: {built}"
+            )
+    return problems

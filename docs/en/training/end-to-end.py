@@ -112,7 +112,7 @@ scheduler = torch.optim.lr_scheduler.OneCycleLR(
 # ## 4. Mixed precision { #amp }
 #
 # `bfloat16` autocast on the CPU and on GPUs from Ampere on, `float16` with a `GradScaler` on older
-# GPUs ([mixed precision](amp.md#recipe)). The scaler is disabled for `bfloat16`, where it is not
+# GPUs ([mixed precision](../amp/#recipe)). The scaler is disabled for `bfloat16`, where it is not
 # needed, and the training loop stays the same.
 
 # %%

@@ -110,7 +110,7 @@ scheduler = torch.optim.lr_scheduler.OneCycleLR(
 # ## 4. 混合精度 { #amp }
 #
 # CPU 和从 Ampere 开始的 GPU 上用 `bfloat16` autocast，更老的 GPU 上用 `float16` 加 `GradScaler`
-# （见[混合精度](amp.md#recipe)）。`bfloat16` 不需要 scaler，所以此时禁用它，训练循环保持不变。
+# （见[混合精度](../amp/#recipe)）。`bfloat16` 不需要 scaler，所以此时禁用它，训练循环保持不变。
 
 # %%
 before_ampere = device.type == "cuda" and torch.cuda.get_device_capability() < (8, 0)
