@@ -17,11 +17,11 @@ from devguide import config
 
 ONE_PAGE_PER_SECTION = [
     "getting-started/index.md",
-    "devices/choosing.md",
+    "devices/numpy.md",
     "async/sync-points.md",
     "training/autograd.md",
     "distributed/dp-vs-ddp.md",
-    "reference/misconceptions.md",
+    "reference/glossary.md",
 ]
 
 
