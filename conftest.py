@@ -4,17 +4,28 @@
 
 The pages stay runnable that way (the design's extractor, nothing of ours), but
 that plugin does not know our marks: here, a block marked
-``<!--pytest.mark.cuda-->`` is skipped when no CUDA device is present, and an
-excused one (``skip(reason=…)``) is skipped by pytest itself. The project's own
-runs (``-p devguide.plugin``) do not pass through this hook's branch.
+``<!--pytest.mark.cuda-->``, ``mps`` or ``xpu`` is skipped when no such device is
+present, and an excused one (``skip(reason=…)``) is skipped by pytest itself.
+The project's own runs (``-p devguide.plugin``) do not pass through this hook's
+branch.
 """
 
 import pytest
 
+DEVICES = {"cuda": "a CUDA device", "mps": "an Apple-silicon MPS device", "xpu": "an Intel GPU (XPU)"}
+
 
 def pytest_configure(config):
-    for name in ("cuda", "pinned", "timeout"):
+    for name in (*DEVICES, "pinned", "timeout"):
         config.addinivalue_line("markers", f"{name}: a mark of the pages (see CONTRIBUTING.md)")
+
+
+def available(torch, kind: str) -> bool:
+    if kind == "cuda":
+        return torch.cuda.is_available()
+    if kind == "mps":
+        return torch.backends.mps.is_available()
+    return hasattr(torch, "xpu") and torch.xpu.is_available()
 
 
 def pytest_collection_modifyitems(config, items):
@@ -23,8 +34,9 @@ def pytest_collection_modifyitems(config, items):
         return
     import torch
 
-    if torch.cuda.is_available():
-        return
-    for item in plain:
-        if item.get_closest_marker("cuda"):
-            item.add_marker(pytest.mark.skip(reason="needs a CUDA device"))
+    for kind, device in DEVICES.items():
+        if available(torch, kind):
+            continue
+        for item in plain:
+            if item.get_closest_marker(kind):
+                item.add_marker(pytest.mark.skip(reason=f"needs {device}"))

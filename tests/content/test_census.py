@@ -1,4 +1,5 @@
-"""Census: every fence on every page is run, CUDA-only, excused with a reason, or output.
+"""Census: every fence on every page is run, CUDA-, MPS- or XPU-only, excused with a
+reason, or output.
 
 pytest-codeblocks silently ignores ```py, ```python title=…, ~~~python and
 unknown languages; this test is what makes such a fence fail instead.
@@ -18,7 +19,8 @@ def test_census_agrees_with_pytest_codeblocks_extraction():
         counted = {
             e.line
             for e in pages.classify(page)
-            if e.language in pages.EXECUTED and e.kind in ("python", "bash", "cuda", "excused")
+            if e.language in pages.EXECUTED
+            and e.kind in ("python", "bash", *pages.DEVICE_MARKS, "excused")
         }
         extracted = {b.line for b in pages.page_blocks(page)}
         assert counted == extracted, (
@@ -28,10 +30,10 @@ def test_census_agrees_with_pytest_codeblocks_extraction():
 
 
 def test_every_page_runs_something_on_cpu():
-    """A page whose every block is excused or CUDA-only proves nothing in CI."""
+    """A page whose every block is excused or device-only proves nothing in CI."""
     idle = []
     for page in pages.pages():
         kinds = {e.kind for e in pages.classify(page)}
-        if kinds & {"excused", "cuda"} and not kinds & {"python", "bash"}:
+        if kinds & {"excused", *pages.DEVICE_MARKS} and not kinds & {"python", "bash"}:
             idle.append(config.rel(page))
     assert not idle, "pages with no block run on CPU: " + ", ".join(idle)

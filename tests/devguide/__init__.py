@@ -5,7 +5,7 @@ One module per concern:
 * ``config``   -- the repository, its languages (from mkdocs.yml), build paths, the pinned torch
 * ``pages``    -- fences and blocks: the only parser (pytest-codeblocks extracts the blocks)
 * ``running``  -- running a block (``runner``: one process per block) and checking its output
-* ``apicheck`` -- the torch names of CUDA-only blocks, checked where CUDA is missing
+* ``apicheck`` -- the torch names of CUDA-, MPS- and XPU-only blocks, checked where the device is missing
 * ``parity``   -- the two languages of a page agree (``--fix`` copies code across)
 * ``census``   -- owns build/validation.json (format, schema, robust loading)
 * ``plugin``   -- the pytest plugin (``-p devguide.plugin``)

@@ -1,5 +1,6 @@
-"""The API check of CUDA-only blocks on a machine without CUDA: every ``torch.…``
-name they use must exist in the installed torch, and none may be deprecated."""
+"""The API check of device-only blocks (marked ``cuda``, ``mps`` or ``xpu``) on a
+machine without that device: every ``torch.…`` name they use must exist in the
+installed torch, and none may be deprecated."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from devguide.pages import Block
 def unresolved_torch_attributes(block: Block) -> list[str]:
     """``torch.…`` attribute paths in a block that the installed torch lacks (or deprecates).
 
-    Catches ``torch.cuda.event`` or ``torch.cuda.amp.autocast`` in CUDA-only
-    blocks on a machine where those blocks cannot run. Aliases from
+    Catches ``torch.cuda.event``, ``torch.cuda.amp.autocast`` or
+    ``torch.mps.synchronise`` in device-only blocks on a machine where those
+    blocks cannot run (torch's CPU build has ``torch.cuda``, ``torch.mps`` and
+    ``torch.xpu`` all the same). Aliases from
     ``import torch.nn as nn`` and ``from torch import cuda`` are followed.
     """
     tree = ast.parse(block.code)

@@ -33,6 +33,7 @@ from pathlib import Path
 from devguide import config
 from devguide.config import DocsError, rel
 from devguide.pages import (
+    DEVICE_MARKS,
     EXECUTED,
     Block,
     classify,
@@ -85,7 +86,7 @@ def runnable_keys() -> set[tuple[str, int]]:
         (e.page, e.line)
         for page in pages()
         for e in classify(page)
-        if e.kind in ("python", "bash", "cuda", "excused") and e.language in EXECUTED
+        if e.kind in ("python", "bash", *DEVICE_MARKS, "excused") and e.language in EXECUTED
     }
 
 
@@ -106,10 +107,12 @@ def drop_stale_outputs(folder: Path | None = None) -> None:
 def machine() -> dict:
     import torch
 
+    usable = [kind for kind in DEVICE_MARKS if config.device_available(kind)]
     info = {
         "torch": torch.__version__,
         "python": platform.python_version(),
-        "accelerator": "cuda" if torch.cuda.is_available() else "cpu",
+        # where the blocks that ran, ran: the usable accelerator (cuda, mps, xpu), or cpu
+        "accelerator": usable[0] if usable else "cpu",
         # "pinned": the torch of pyproject.toml (make test); "any": the interpreter's own (make test-cuda)
         "torch_mode": "any" if config.any_torch() else "pinned",
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),

@@ -83,5 +83,20 @@ def any_torch() -> bool:
     return os.environ.get("DOCS_TORCH", "") == "any"
 
 
+def device_available(kind: str) -> bool:
+    """Can this process use a device of this kind (``cuda``, ``mps``, ``xpu``)? Works
+    with any torch 2.x (``make test-cuda``), not only with those that have
+    ``torch.accelerator``."""
+    import torch
+
+    if kind == "cuda":
+        return torch.cuda.is_available()
+    if kind == "mps":
+        return torch.backends.mps.is_available()
+    if kind == "xpu":
+        return hasattr(torch, "xpu") and torch.xpu.is_available()
+    raise ValueError(f"not a device mark: {kind}")
+
+
 def require_cuda() -> bool:
     return os.environ.get("REQUIRE_CUDA", "") not in ("", "0")

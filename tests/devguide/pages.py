@@ -5,7 +5,7 @@ pytest-codeblocks stays the extractor of the blocks (``page_blocks`` calls its
 
 * ``scan_fences`` -- every fence of a page, whatever its fence or info string,
   with the HTML comments right above it;
-* ``classify`` -- each fence as run / CUDA-only / excused / output / display, or a
+* ``classify`` -- each fence as run / CUDA-, MPS- or XPU-only / excused / output / display, or a
   problem that names the page line and what to write (pytest-codeblocks would
   silently skip ```` ```py ````, ``~~~python`` and friends; this catches them);
 * ``comment_problems`` -- a comment above a fence is a mark or keyword, or refused;
@@ -35,11 +35,17 @@ DISPLAY = {"text", "json", "yaml", "toml", "ini", "diff", "html", "markdown"}
 # Marks allowed in an HTML comment right before a fence.
 MARKS = {
     "cuda": "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)",
+    "mps": "needs an Apple-silicon MPS device: no CI machine runs it",
+    "xpu": "needs an Intel GPU (XPU device): no CI machine runs it",
     "skip": "excused: never run; the reason is shown in the validation report",
     "timeout": "a time limit in seconds other than the default (devguide/runner.py DEFAULT_TIMEOUT)",
     "pinned": "shows the pinned torch version (pyproject.toml): checked in the pinned run "
     "(make test); a run with another torch (make test-cuda) skips it",
 }
+# Marks for blocks that need one kind of device. Where it is missing, such a block is
+# compiled, its torch names are checked (devguide.apicheck), and it is skipped with
+# the mark's reason; the census counts each kind apart (its "kind" is the mark).
+DEVICE_MARKS = ("cuda", "mps", "xpu")
 # An expected output for other torch versions, below the block's usual one:
 #   <!--docs:expected-output torch==2.11.*-->
 VARIANT = re.compile(r"^\s*docs:expected-output\b(?P<rest>.*)$")
@@ -97,10 +103,12 @@ class Fence:
 
 # HTML comments right above a fence that are not marks but look like one (a typo,
 # a space, a missing prefix) would silently change nothing: they are refused.
-LOOKS_LIKE_A_MARK = re.compile(r"(?i)pytest|codeblocks|mark|skip|cuda|expect|output|\bcont\b|timeout|pinned|^\s*docs\s*:")
+LOOKS_LIKE_A_MARK = re.compile(r"(?i)pytest|codeblocks|mark|skip|cuda|\bmps|\bxpu|expect|output|\bcont\b|timeout|pinned|^\s*docs\s*:")
 PLAIN_COMMENTS = {"gpu-output", "validation-report"}  # markers the site's hooks replace
 VALID_FORMS = (
     "<!--pytest.mark.cuda-->",
+    "<!--pytest.mark.mps-->",
+    "<!--pytest.mark.xpu-->",
     '<!--pytest.mark.skip(reason="why it is not run")-->',
     "<!--pytest.mark.timeout(600)-->",
     "<!--pytest.mark.pinned-->",
@@ -227,7 +235,7 @@ class CensusEntry:
     page: str
     line: int
     language: str
-    kind: str  # python | bash | cuda | excused | output | display | continued
+    kind: str  # python | bash | cuda | mps | xpu | excused | output | display | continued
     reason: str = ""
     problem: str = ""
 
@@ -325,8 +333,14 @@ def _classify(page: Path, mtime_ns: int, size: int) -> list[CensusEntry]:
         elif f.ticks[0] == "`" and f.language in EXECUTED:
             if "cont" in keywords:
                 e.kind = "continued"
-            elif any(mark_name(m) == "cuda" for m in f.marks):
-                e.kind, e.reason = "cuda", MARKS["cuda"]
+            elif needs := [d for d in DEVICE_MARKS if d in map(mark_name, f.marks)]:
+                e.kind, e.reason = needs[0], MARKS[needs[0]]
+                if len(needs) > 1:
+                    e.problem = (
+                        f"{f.where}: a block needs one kind of device, not "
+                        f"{' and '.join(needs)}: write one block per device, or pick the "
+                        "device at run time and leave the mark out"
+                    )
             else:
                 e.kind = f.language
         elif f.ticks[0] == "`" and f.language in DISPLAY:

@@ -9,6 +9,10 @@ comments right above a fence (see CONTRIBUTING.md):
   its ``torch.…`` names are checked against the installed torch, and it is
   skipped with that reason. ``REQUIRE_CUDA=1`` makes a run without CUDA stop at
   once and a run that skipped any such block fail at the end.
+* ``<!--pytest.mark.mps-->``, ``<!--pytest.mark.xpu-->`` -- need an Apple-silicon
+  GPU (MPS) or an Intel GPU (XPU). Handled like ``cuda`` where that device is
+  missing -- which is on every CI machine: the census counts them apart and the
+  validation report says how many no CI machine has executed.
 * ``<!--pytest.mark.skip(reason="…")-->`` -- excused, never run; the reason goes
   to the validation report. ``timeout(N)`` and ``pinned``: see CONTRIBUTING.
 
@@ -38,7 +42,7 @@ import pytest
 from devguide import census, config, runner, running
 from devguide.apicheck import unresolved_torch_attributes
 from devguide.config import LANGUAGES, REPO, DocsError, rel
-from devguide.pages import MARKS, Block, page_blocks
+from devguide.pages import DEVICE_MARKS, MARKS, Block, page_blocks
 from devguide.parity import twin_problems
 
 UPDATED_OUTPUT = "docs_updated_output"  # user property: the output --update-outputs writes
@@ -55,6 +59,9 @@ def cuda_available() -> bool:
     import torch
 
     return torch.cuda.is_available()
+
+
+DEVICE_NAMES = {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}
 
 
 @dataclass(eq=False)  # registered as a plugin object: hashed by identity
@@ -272,12 +279,13 @@ class DocsBlock(pytest.Item):
         for mark in block.marks:
             if mark.name == "skip":
                 raise pytest.skip.Exception(mark.kwargs["reason"], _use_item_location=True)
-        if "cuda" in block.mark_names and not cuda_available():
-            self._check_without_cuda()
-            # reported at the page line, like a skip mark
-            raise pytest.skip.Exception(
-                f"{MARKS['cuda']}; compiled and API-checked here", _use_item_location=True
-            )
+        for kind in DEVICE_MARKS:
+            if kind in block.mark_names and not config.device_available(kind):
+                self._check_without_device(kind)
+                # reported at the page line, like a skip mark
+                raise pytest.skip.Exception(
+                    f"{MARKS[kind]}; compiled and API-checked here", _use_item_location=True
+                )
         if "pinned" in block.mark_names and config.torch_version() != config.pinned_torch():
             raise pytest.skip.Exception(
                 f"shows the pinned torch {config.pinned_torch()}; this run uses torch "
@@ -315,7 +323,8 @@ class DocsBlock(pytest.Item):
             # written at the end of the run, bottom-up, by the controller
             self.user_properties.append((UPDATED_OUTPUT, output))
 
-    def _check_without_cuda(self):
+    def _check_without_device(self, kind: str):
+        """Where the device is missing: bash syntax, or compile and resolve torch names."""
         block = self.block
         if block.language == "bash":
             done = subprocess.run(["bash", "-n", "-c", block.code], capture_output=True, text=True)
@@ -326,7 +335,7 @@ class DocsBlock(pytest.Item):
         missing = unresolved_torch_attributes(block)
         if missing:
             raise running.BlockFailure(
-                f"{block.where}: CUDA-only block uses names that do not exist in torch "
+                f"{block.where}: {DEVICE_NAMES[kind]}-only block uses names that do not exist in torch "
                 f"{__import__('torch').__version__}:\n  " + "\n  ".join(missing)
             )
 

@@ -5,7 +5,10 @@ report" page shows it (``<!-- validation-report -->``) and each page gets a line
 under its title: which torch validated how many of its blocks on CPU, and
 whether CUDA did -- the GPU workflow's census (``build/gpu/validation.json``)
 when present, else the GPU run recorded in ``.ci/gpu-run/``, counted only for
-blocks whose hash still matches, naming the torch and GPU it ran on. Without a
+blocks whose hash still matches, naming the torch and GPU it ran on. Blocks for
+Apple-silicon GPUs (``mps``) and Intel GPUs (``xpu``) have columns of their own,
+and the report says in a sentence how many of them no CI machine executed (none
+has such a device). Without a
 recorded run (a fresh ``make serve``) the report shows the census of the
 sources alone, computed once per build.
 
@@ -28,6 +31,9 @@ from devguide.config import GPU, GPU_RECORDED
 from devguide.pages import scan_fences
 
 MARKER = "<!-- validation-report -->"
+# Devices no CI machine has: their blocks are counted apart and never "pending"
+OTHER_DEVICES = ("mps", "xpu")
+DEVICE_NAMES = {"mps": "MPS", "xpu": "XPU"}
 GPU_MARKER = "<!-- gpu-output -->"
 
 TEXT = {
@@ -36,7 +42,10 @@ TEXT = {
         "run": "最近一次测试运行：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**。",
         "gpu_run": "最近一次 GPU 运行：{generated}，{label}，CUDA {cuda}：{passed} 个代码块通过，{failed} 个失败；另有 {changed} 个代码块在那次运行之后改过，等待下一次 GPU 运行。",
         "shared": "有 {n} 个英文代码块与中文页的对应代码块逐字相同（代码、标记、期望输出），每对只测试一次，两页共用结果。",
-        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
+        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 仅 MPS | 仅 XPU | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
+        "unexecuted": "**本站有 {mps} 个为苹果芯片的 GPU（MPS）编写的代码块和 {xpu} 个为 Intel 显卡（XPU）编写的代码块没有在任何 CI 机器上执行过**：CI 机器都没有这两种设备。这些代码块在 CPU 上编译，其中的 `torch.…` 名称逐一对照已安装的 torch 检查过；它们展示的行为依据 PyTorch 的源码，所在页面给出了源文件链接。",
+        "not_executed": "未执行",
+        "badge_device": "{n} 个仅限 {device} 的代码块未在任何 CI 机器上执行",
         "total": "**合计**",
         "excused": "豁免的代码块及理由",
         "ok": "✓",
@@ -56,7 +65,10 @@ TEXT = {
         "run": "Last test run: {generated}, torch {torch}, Python {python}, device **{accelerator}**.",
         "gpu_run": "Last GPU run: {generated}, {label}, CUDA {cuda}: {passed} blocks passed, {failed} failed; {changed} more blocks changed since that run and wait for the next one.",
         "shared": "{n} English blocks are identical to their Chinese twins (code, marks, expected output), so each such pair is tested once and both pages share the result.",
-        "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells | CPU result |",
+        "head": "| Page | Run on CPU | CUDA-only | MPS-only | XPU-only | Excused | Outputs checked | Notebook cells | CPU result |",
+        "unexecuted": "**No CI machine has executed {mps} of this site's blocks written for Apple-silicon GPUs (MPS) and {xpu} written for Intel GPUs (XPU)**: none has either device. These blocks are compiled on CPU and every `torch.…` name in them is checked against the installed torch; what they show rests on PyTorch's source, which their pages link.",
+        "not_executed": "not executed",
+        "badge_device": "{device}-only blocks not executed by any CI machine: {n}",
         "total": "**Total**",
         "excused": "Excused blocks and why",
         "ok": "✓",
@@ -119,7 +131,14 @@ def render(lang: str) -> str:
     shared = sum(1 for f in data["fences"] if f.get("ran_with"))
     if shared:
         lines[-1:] = [t["shared"].format(n=shared), ""]
-    lines += [t["head"], "|---|---:|---:|---:|---:|---:|---|"]
+    unexecuted = Counter(
+        f["kind"] for f in data["fences"]
+        if f["kind"] in OTHER_DEVICES and f.get("status") not in ("passed", "failed")
+        and PurePosixPath(f["page"]).parts[1] == lang
+    )
+    if unexecuted:
+        lines += [t["unexecuted"].format(mps=unexecuted["mps"], xpu=unexecuted["xpu"]), ""]
+    lines += [t["head"], "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     rows: dict[str, Counter] = defaultdict(Counter)
     excused = []
     for f in data["fences"]:
@@ -132,6 +151,10 @@ def render(lang: str) -> str:
             c["cpu"] += 1
         elif kind == "cuda":
             c["cuda"] += 1
+        elif kind in OTHER_DEVICES:
+            c[kind] += 1
+            if f.get("status") not in ("passed", "failed"):
+                c[f"{kind}_unexecuted"] += 1
         elif kind == "excused":
             c["excused"] += 1
             excused.append(f)
@@ -156,12 +179,17 @@ def render(lang: str) -> str:
         cuda = str(c["cuda"])
         if c["cuda"] and info.get("accelerator") != "cuda":
             cuda += f" ({t['pending']})"
+        other = [
+            f"{c[kind]} ({t['not_executed']})" if c[f"{kind}_unexecuted"] else str(c[kind])
+            for kind in OTHER_DEVICES
+        ]
         lines.append(
-            f"| [{page}]({page}) | {c['cpu']} | {cuda} | {c['excused']} "
+            f"| [{page}]({page}) | {c['cpu']} | {cuda} | {' | '.join(other)} | {c['excused']} "
             f"| {c['output']} | {c['notebook']} | {result} |"
         )
     lines.append(
-        f"| {t['total']} | {total['cpu']} | {total['cuda']} | {total['excused']} "
+        f"| {t['total']} | {total['cpu']} | {total['cuda']} "
+        f"| {' | '.join(str(total[kind]) for kind in OTHER_DEVICES)} | {total['excused']} "
         f"| {total['output']} | {total['notebook']} | |"
     )
     if excused:
@@ -203,6 +231,16 @@ def page_status(data: dict, src: str, shas: dict | None = None) -> tuple[int, in
     return ran, failed, cuda
 
 
+def unexecuted_on_page(data: dict, src: str) -> dict[str, int]:
+    """MPS- and XPU-only blocks of one page that the census records as not executed."""
+    found = Counter(
+        f["kind"] for f in data["fences"]
+        if f["page"] == src and f["kind"] in OTHER_DEVICES
+        and f.get("status") not in ("passed", "failed")
+    )
+    return {kind: found[kind] for kind in OTHER_DEVICES if found[kind]}
+
+
 def gpu_label(machine: dict) -> str:
     """torch 2.11.0+cu130 · NVIDIA H100 80GB HBM3: exactly what ran."""
     gpus = ", ".join(sorted(set(machine.get("gpus", [])))) or "CUDA"
@@ -242,6 +280,8 @@ def badge(lang: str, src: str) -> str | None:
         else:
             mark = t["pending"]
         parts.append(t["badge_cuda"].format(cuda=mark))
+    for kind, n in unexecuted_on_page(data, src).items():
+        parts.append(t["badge_device"].format(device=DEVICE_NAMES[kind], n=n))
     return '<p class="validation-badge">' + " · ".join(parts) + "</p>"
 
 
