@@ -200,20 +200,3 @@ def test_the_report_says_how_many_mps_and_xpu_blocks_no_ci_machine_executed(monk
         f["status"] = "passed"
     assert "No CI machine has executed" not in report.render("en")
     assert "not executed" not in report.badge("en", "docs/en/devices/x.md")
-
-
-def test_plain_pytest_codeblocks_skips_mps_and_xpu_blocks(tmp_path):
-    """The root conftest.py gives pytest-codeblocks' own plugin the device marks."""
-    if config.device_available("mps") or config.device_available("xpu"):
-        pytest.skip("this machine has an MPS or XPU device: the blocks would run")
-    root = scratch_project(tmp_path, PAGE.replace("torch.mps.synchronise()", "pass"))
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-q", "-rs",
-         f"--rootdir={root}", "--codeblocks", "docs/en/p.md"],
-        cwd=root, capture_output=True, text=True, timeout=300,
-    )
-    out = done.stdout + done.stderr
-    assert done.returncode == 0, out[-3000:]
-    assert "SKIPPED [2] docs/en/p.md: needs an Apple-silicon MPS device" in out
-    assert "SKIPPED [1] docs/en/p.md: needs an Intel GPU (XPU)" in out
-    assert "1 passed, 3 skipped" in out
