@@ -76,7 +76,9 @@ def _has_cuda() -> bool:
 
 
 def page_language(page: Path) -> str:
-    parts = Path(page).resolve().relative_to(config.DOCS).parts
+    """The language of a page of docs/ (the default one for a page elsewhere, e.g. a test's)."""
+    path = Path(page).resolve()
+    parts = path.relative_to(config.DOCS).parts if path.is_relative_to(config.DOCS) else ()
     return parts[0] if parts and parts[0] in config.LANGUAGES else config.DEFAULT_LANGUAGE
 
 
@@ -117,7 +119,11 @@ class Cell:
     text: str  # as the script holds it (under the cell line)
 
 
-def cells(page: Path) -> list[Cell]:
+def cells(page: Path, repo: str = "") -> list[Cell]:
+    """The page's blocks as script cells. ``{{ repo_url }}`` (devguide.repository) is
+    filled in the commented-out cells, the only ones a page may write it in."""
+    from devguide import repository
+
     lang = page_language(page)
     t = TEXT.get(lang, TEXT["en"])
     found = []
@@ -127,11 +133,11 @@ def cells(page: Path) -> list[Cell]:
         if "skip" in names:
             (reason,) = [m.kwargs["reason"] for m in block.marks if m.name == "skip"]
             kind, label = "excused", t["excused"].format(reason=reason)
-            lines = commented(block.code)
+            lines = commented(repository.substitute(block.code, repo or None))
         elif block.language == "bash":
             kind = "bash"
             label = t["bash_cuda"] if "cuda" in names else t["bash"]
-            lines = commented(block.code)
+            lines = commented(repository.substitute(block.code, repo or None))
         elif "cuda" in names:
             kind, label = "cuda", t["cuda_block"]
             lines = guarded(block.code).rstrip("\n").splitlines()
@@ -163,8 +169,8 @@ def page_script(page: Path, title: str = "", url: str = "", repo: str = "") -> s
     page = Path(page).resolve()
     lang = page_language(page)
     t = TEXT.get(lang, TEXT["en"])
-    all_cells = cells(page)
     repo = repo or repository.repo_url()
+    all_cells = cells(page, repo)
     head = [f"# {title}" if title else None, f"# {t['page']}: {url}" if url else None,
             f"# {t['source']}: {repo}/blob/main/{config.rel(page)}", "#",
             "# " + t["head"], "# " + t["validated"].format(torch=config.pinned_torch()),

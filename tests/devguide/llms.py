@@ -233,7 +233,7 @@ def first_sentence(page: Path, limit: int = 300) -> str:
         paragraph.append(stripped)
     sentence = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", join_lines(paragraph))
     sentence = re.sub(r"\s*\{\s*#[\w-]+\s*\}", "", sentence)
-    m = re.search(r"(.+?[.。!?！？])(\s|$)", sentence)
+    m = re.search(r"(.+?(?:[.!?](?=\s|$)|[。！？]))", sentence)
     sentence = (m.group(1) if m else sentence).strip().rstrip(":：")
     return sentence if len(sentence) <= limit else sentence[: limit - 1].rsplit(" ", 1)[0] + "…"
 

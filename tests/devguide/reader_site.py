@@ -199,6 +199,7 @@ def on_page_context(context, page, config, nav):
                           label=t["download"], text=t["download"]))
     page.reader_tools = {
         "downloads": tools,
+        "notebook": source.suffix == ".py",
         "markdown": downloads.site_path(source, ".md"),
         "report": dict(label=t["report"], href=repository.issue_url(
             f"docs/{dg.rel(source).removeprefix('docs/')}", page.canonical_url or page.url, lang,
