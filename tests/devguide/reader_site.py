@@ -89,7 +89,10 @@ def on_files(files: Files, config) -> Files:
     page = File.generated(config, f"{lang}/print.md", content=printing.source(lang), inclusion=InclusionLevel.NOT_IN_NAV)
     url = _print_url(lang, config.use_directory_urls)
     _place(page, url + "index.html" if url.endswith("/") else url, config.use_directory_urls)
+    # what static-i18n gives its own files: the language switcher then stays on the print page
     page.alternates = {x: SimpleNamespace(url=_print_url(x, config.use_directory_urls)) for x in dg.LANGUAGES}
+    page.locale = page.locale_alternate_of = page.localization = lang
+    page.norm_src_uri = "print.md"
     files.append(page)
     _build["print"] = page
     return files
