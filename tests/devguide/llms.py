@@ -177,19 +177,7 @@ def notebook_markdown(notebook: Path) -> str:
         source = markdown_for_url(built, lang)
         return relative(source, served) + sep + fragment if source else target
 
-    fences = _text_fences(markdown)
-    return rewrite_links(markdown, notebook, fences, change)
-
-
-def _text_fences(markdown: str) -> list[pages.Fence]:
-    """The fences of Markdown that is not a file (a converted notebook), read by the
-    harness's own scanner."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "notebook.md"
-        path.write_text(markdown, encoding="utf-8")
-        return pages.scan_fences(path)
+    return rewrite_links(markdown, notebook, pages.fences_in(markdown.splitlines(), notebook), change)
 
 
 def markdown_for_url(url_path: str, lang: str) -> str | None:
