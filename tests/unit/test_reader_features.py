@@ -218,3 +218,17 @@ def test_the_print_page_works_with_the_offline_build_urls():
     moving = printing.PrintedPage("devices/moving.html", "Moving", '<a href="../index.html">home</a>')
     html = printing.combine([home, moving], "print.html", "en")
     assert 'href="#devices-moving--x"' in html and 'href="#home"' in html
+
+
+def test_the_downloads_list_links_from_each_page_and_from_its_markdown():
+    from devguide.reader_site import _links_from
+
+    zh, zip_path = config.DEFAULT_LANGUAGE, f"downloads/{downloads.OFFLINE_ZIP}"
+    # in the page: source links, which mkdocs resolves (the print page is zh/print.md)
+    assert _links_from(f"{zh}/getting-started/index.md", zh, False, True) == {
+        "zip": f"../../{zip_path}", "print": "../print.md", "llms": "../llms.txt"}
+    # in its served Markdown (getting-started/index.md): links in the built site
+    assert _links_from(f"{zh}/getting-started/index.md", zh, True, True) == {
+        "zip": f"../{zip_path}", "print": "../print/", "llms": "../llms.txt"}
+    assert _links_from("en/index.md", "en", True, True) == {
+        "zip": f"../{zip_path}", "print": "print/", "llms": "llms.txt"}
