@@ -10,6 +10,10 @@ One module per concern:
 * ``census``   -- owns build/validation.json (format, schema, robust loading)
 * ``plugin``   -- the pytest plugin (``-p devguide.plugin``)
 * ``report``   -- the census rendered into the site (the mkdocs hook imports it)
+* what readers take away (the hook ``reader_features.py`` imports ``reader_site``, which
+  uses): ``repository`` (repo_url, edit and issue links), ``downloads`` (each page's code
+  as ``.py``, notebooks as ``.ipynb``), ``llms`` (each page's Markdown, llms.txt),
+  ``printing`` (the whole guide on one page)
 * ``site``, ``links``, ``lint``, ``browser``, ``bench`` -- the built site, source links,
   ruff on examples, Chromium, timings; ``python -m devguide`` is the command line.
 """

@@ -1,5 +1,7 @@
 """Links in a page's source, checked without a build: a relative link to another page
-must name a page that exists, and its ``#anchor`` a heading of that page.
+must name a page that exists, and its ``#anchor`` a heading of that page. A link to
+``../../snippets/…`` (the site serves the repository's ``snippets/`` at its root)
+must name a file of ``snippets/``.
 
 The built site's own check (``devguide.site.check_site``, in the site tier) also
 covers links written by the theme and notebooks; this one is quick enough for
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from devguide.config import rel
+from devguide.config import DOCS, REPO, rel
 from devguide.pages import heading_anchors, scan_fences
 
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -35,6 +37,8 @@ def page_problems(page: Path) -> list[str]:
                     problems.append(f"{rel(page)}:{n}: no heading with anchor #{anchor} on this page")
                 continue
             dest = (page.parent / path).resolve()
+            if dest.is_relative_to(DOCS / "snippets"):  # the site serves snippets/ at its root
+                dest = REPO / "snippets" / dest.relative_to(DOCS / "snippets")
             if dest.suffix not in (".md", ".py") or not dest.exists():
                 if not dest.exists():
                     problems.append(f"{rel(page)}:{n}: {target}: no such page {rel(dest)}")

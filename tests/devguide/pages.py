@@ -191,7 +191,12 @@ def scan_fences(page: Path) -> list[Fence]:
 @functools.lru_cache(maxsize=512)
 def _scan_fences(page: Path, mtime_ns: int, size: int) -> list[Fence]:
     """Every fenced block of a Markdown page, whatever its fence or info string."""
-    lines = Path(page).read_text(encoding="utf-8").splitlines()
+    return fences_in(Path(page).read_text(encoding="utf-8").splitlines(), page)
+
+
+def fences_in(lines: list[str], page: Path) -> list[Fence]:
+    """The fences of Markdown given as lines (``page`` names it in messages): what
+    ``scan_fences`` reads from a file, for Markdown that is not one (a converted notebook)."""
     fences, comments, i = [], [], 0
     while i < len(lines):
         line = lines[i]

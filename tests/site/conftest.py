@@ -61,6 +61,13 @@ def offline_site(built_site):
 
 
 @pytest.fixture(scope="session")
+def site_check(built_site):
+    """(broken links, external requests) of the built site: one pass over its HTML
+    (the print pages make it about 2.5 s) for the tests that read either."""
+    return site.check_site(built_site)
+
+
+@pytest.fixture(scope="session")
 def server(built_site):
     with site.serve(built_site) as url:
         yield url

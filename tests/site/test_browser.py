@@ -214,3 +214,30 @@ def settled_results(page, query, timeout=10.0):
             return links
         last = links
     return last or []
+
+
+@pytest.mark.parametrize("path,name", [("/en/devices/moving/", "moving.py"), ("/getting-started/", "getting-started.py")])
+def test_download_this_pages_code(page, server, path, name):
+    """The button beside the title downloads the page's code (the file the site
+    tier compares with the harness's blocks) under the page's name."""
+    page.goto(server + path)
+    button = page.locator("a.reader-download").first
+    assert button.is_visible()
+    assert button.inner_text().strip() in ("Download this page's code", "下载本页代码")
+    with page.expect_download() as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename == name
+    served = config.SITE / urlsplit(download.url).path.lstrip("/")
+    with open(download.path(), encoding="utf-8") as got:
+        assert got.read() == served.read_text(encoding="utf-8")
+    report = page.locator("a.reader-report")
+    assert report.get_attribute("href").startswith(page.locator("a.md-source").first.get_attribute("href") + "/issues/new?")
+
+
+def test_the_notebook_tools_leave_the_notebook_its_width(page, server):
+    """The tools float beside a page's title; a notebook's cells must not flow around them."""
+    page.goto(server + "/en/getting-started/device-tour/")
+    article = page.locator("article.md-content__inner").bounding_box()
+    cell = page.locator(".jp-Cell").first.bounding_box()
+    assert cell["width"] >= 0.9 * article["width"], (cell, article)

@@ -38,3 +38,17 @@ def test_offline_search(file_page, offline_site, lang, query, expected):
     hrefs, _ = site.search(file_page, query)
     top = [h.split("#")[0].split("?")[0].removeprefix(root.as_uri() + "/") for h in hrefs[:3]]
     assert expected in top, f"offline {lang} search for {query!r}: top three were {top}"
+
+
+def test_offline_links_resolve_and_downloads_are_there(offline_site):
+    """Links and anchors work from the folder (pages are ….html files there, notebook
+    links included), and the readers' files come along: each page's code and
+    Markdown, llms.txt, the print page."""
+    broken, external = site.check_site(offline_site)
+    assert not broken, "broken links in the offline copy:\n" + "\n".join(broken)
+    assert not external
+    for lang in config.LANGUAGES:
+        root = offline_site / config.url_prefix(lang)
+        for name in ("print.html", "llms.txt", "devices/moving.py", "devices/moving.md",
+                     "getting-started/device-tour.ipynb"):
+            assert (root / name).is_file(), root / name

@@ -14,13 +14,13 @@ def test_both_languages_are_built(built_site):
     assert '<html lang="en"' in en.read_text(encoding="utf-8")
 
 
-def test_internal_links_and_anchors_resolve(built_site):
-    broken, _ = site.check_site(built_site)
+def test_internal_links_and_anchors_resolve(site_check):
+    broken, _ = site_check
     assert not broken, "broken links in the built site:\n" + "\n".join(broken)
 
 
-def test_no_external_requests(built_site):
-    _, external = site.check_site(built_site)
+def test_no_external_requests(site_check):
+    _, external = site_check
     assert not external, "the site would load from other hosts:\n" + "\n".join(external)
 
 

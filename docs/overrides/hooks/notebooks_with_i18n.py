@@ -61,7 +61,8 @@ def _alternates(file, i18n, config) -> dict:
     switcher would send readers to the other language's home page.
     """
     norm = PurePosixPath(file.norm_src_uri)
-    page_url = norm.with_suffix("").as_posix() + "/"
+    # the offline build (use_directory_urls: false) addresses pages as "….html"
+    page_url = norm.with_suffix("").as_posix() + ("/" if config.use_directory_urls else ".html")
     found = {}
     for lang in i18n.build_languages:
         if (Path(config.docs_dir) / lang / norm).exists():
@@ -132,4 +133,26 @@ def on_page_content(html: str, page, config, files) -> str:
             fix(item.children)
 
     fix(page.toc)
-    return _ATTR.sub("", html)
+    html = _ATTR.sub("", html)
+    if not config.use_directory_urls:
+        html = _offline_links(html, page)
+    return html
+
+
+_PAGE_LINK = re.compile(r'href="((?:\.\./)+[\w./-]*/)(#[^"]*)?"')
+
+
+def _offline_links(html: str, page) -> str:
+    """Notebook links name built pages as a server has them (``../amp/#recipe``,
+    relative to the notebook's folder URL; see devguide.links); the offline build
+    (use_directory_urls: false) addresses pages as ``….html`` files."""
+    import posixpath
+
+    folder = posixpath.splitext(page.file.dest_uri)[0]  # training/end-to-end(.html) as a folder
+
+    def one(m):
+        target = posixpath.normpath(posixpath.join(folder, m.group(1))) + ".html"
+        here = posixpath.dirname(page.file.dest_uri) or "."
+        return f'href="{posixpath.relpath(target, here)}{m.group(2) or ""}"'
+
+    return _PAGE_LINK.sub(one, html)

@@ -1,0 +1,274 @@
+"""Each page's code as one file to download, made at build time from the blocks the tests run.
+
+``page_script`` turns a page's blocks -- ``devguide.pages.page_blocks``, the
+harness's own list, includes (``--8<--``) expanded and continuations joined as
+the tests run them -- into one ``.py`` in page order. Nothing is copied by hand,
+so the file cannot drift from the page:
+
+* a ``python`` block is its code, unchanged, under a ``# %%`` line that names its
+  page line (editors and jupytext read ``# %%`` as cells);
+* a CUDA-only block runs under ``if _has_cuda():`` (its lines indented, the lines
+  inside a multi-line string left as they are, so the code means the same);
+* an excused block (``skip(reason=…)``) and every ``bash`` block are commented
+  out, with the reason or with "run it in a shell": the page's bash blocks start
+  fresh processes (``torchrun``, environment variables read before Python
+  starts, programs that must crash), which a Python script cannot be;
+* a verified output follows its block as comment lines.
+
+``notebook_files`` gives a jupytext notebook as ``.ipynb`` (converted by jupytext,
+without outputs: mkdocs-jupyter keeps only the rendered HTML of its run) and
+its jupytext ``.py`` source.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from devguide import config, pages
+
+CELL = "# %%"
+SNIPPET_PATH = re.compile(r"\bsnippets/[\w./-]+\.py\b")
+
+TEXT = {
+    "zh": {
+        "head": "本页的代码块，按页面顺序，与本站测试运行的代码相同。",
+        "validated": "本站用 torch {torch} 在 CPU 上验证（测试里每个代码块各自在一个新进程中运行；这里它们在同一个进程里依次运行）。",
+        "cells": "`# %%` 开始一个代码块（VS Code、PyCharm、Spyder 和 jupytext 把它当作单元）。",
+        "cuda": "仅 CUDA 的代码块放在 `if _has_cuda():` 下面，没有 CUDA 设备时跳过。",
+        "commented": "豁免的代码块和 bash 代码块已注释掉：bash 代码块请在 shell 里运行。",
+        "snippets": "这些代码运行的程序（放在运行目录下的同一路径）：",
+        "snippet_where": "  {path}：{repo}/blob/main/{path} ，本站也提供：网站根目录下的 {path}",
+        "source": "源文件",
+        "page": "页面",
+        "excused": "豁免，不运行：{reason}",
+        "bash": "bash：在 shell 里运行",
+        "bash_cuda": "bash，仅 CUDA：在有 CUDA 设备的机器上的 shell 里运行",
+        "cuda_block": "仅 CUDA：没有 CUDA 设备时跳过",
+        "output": "期望输出（已校验）：",
+    },
+    "en": {
+        "head": "This page's code blocks, in page order, exactly as the site's tests run them.",
+        "validated": "Validated by the site with torch {torch} on CPU (the tests run each block in a fresh process; here they run one after another in one process).",
+        "cells": "`# %%` starts a block (a cell for VS Code, PyCharm, Spyder and jupytext).",
+        "cuda": "CUDA-only blocks run under `if _has_cuda():` and are skipped without a CUDA device.",
+        "commented": "Excused blocks and bash blocks are commented out: run the bash blocks in a shell.",
+        "snippets": "Programs this code runs (keep them at this path, under the folder you run it from):",
+        "snippet_where": "  {path}: {repo}/blob/main/{path} , also served by the site: {path} under the site's root",
+        "source": "Source",
+        "page": "Page",
+        "excused": "excused, not run: {reason}",
+        "bash": "bash: run it in a shell",
+        "bash_cuda": "bash, CUDA only: run it in a shell on a machine with a CUDA device",
+        "cuda_block": "CUDA only: skipped without a CUDA device",
+        "output": "Expected output (verified):",
+    },
+}
+
+CUDA_HELPER = '''\
+def _has_cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+'''
+
+
+def page_language(page: Path) -> str:
+    """The language of a page of docs/ (the default one for a page elsewhere, e.g. a test's)."""
+    path = Path(page).resolve()
+    parts = path.relative_to(config.DOCS).parts if path.is_relative_to(config.DOCS) else ()
+    return parts[0] if parts and parts[0] in config.LANGUAGES else config.DEFAULT_LANGUAGE
+
+
+def commented(text: str, prefix: str = "# ") -> list[str]:
+    return [(prefix + line).rstrip() for line in text.rstrip("\n").splitlines()]
+
+
+def string_continuation_lines(code: str) -> set[int]:
+    """1-based lines that begin inside a multi-line string: indenting them would
+    change the string, so the CUDA guard leaves them alone."""
+    inside: set[int] = set()
+    for node in ast.walk(ast.parse(code)):
+        is_text = isinstance(node, ast.JoinedStr) or (
+            isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+        )
+        if is_text and node.end_lineno and node.end_lineno > node.lineno:
+            inside.update(range(node.lineno + 1, node.end_lineno + 1))
+    return inside
+
+
+def guarded(code: str, condition: str = "_has_cuda()") -> str:
+    """``code`` under ``if condition:``, meaning the same (see string_continuation_lines)."""
+    keep = string_continuation_lines(code)
+    body = [
+        line if n in keep or not line.strip() else "    " + line
+        for n, line in enumerate(code.rstrip("\n").splitlines(), 1)
+    ]
+    return f"if {condition}:\n" + "\n".join(body) + "\n"
+
+
+@dataclass
+class Cell:
+    """One block of the page as it appears in the script."""
+
+    where: str  # docs/en/…:line
+    kind: str  # python | cuda | bash | excused
+    code: str  # as the harness runs it
+    text: str  # as the script holds it (under the cell line)
+
+
+def cells(page: Path, repo: str = "") -> list[Cell]:
+    """The page's blocks as script cells. ``{{ repo_url }}`` (devguide.repository) is
+    filled in the commented-out cells, the only ones a page may write it in."""
+    from devguide import repository
+
+    lang = page_language(page)
+    t = TEXT.get(lang, TEXT["en"])
+    found = []
+    for block in pages.page_blocks(page):
+        names = block.mark_names
+        lines: list[str]
+        if "skip" in names:
+            (reason,) = [m.kwargs["reason"] for m in block.marks if m.name == "skip"]
+            kind, label = "excused", t["excused"].format(reason=reason)
+            lines = commented(repository.substitute(block.code, repo or None))
+        elif block.language == "bash":
+            kind = "bash"
+            label = t["bash_cuda"] if "cuda" in names else t["bash"]
+            lines = commented(repository.substitute(block.code, repo or None))
+        elif "cuda" in names:
+            kind, label = "cuda", t["cuda_block"]
+            lines = guarded(block.code).rstrip("\n").splitlines()
+        else:
+            kind, label = "python", ""
+            lines = block.code.rstrip("\n").splitlines()
+        expected = block.expected_output
+        if expected is not None:
+            lines += ["", "# " + t["output"], *commented(expected, "# | ")]
+        header = f"{CELL} {block.where}" + (f" · {label}" if label else "")
+        found.append(Cell(block.where, kind, block.code, "\n".join([header, *lines]) + "\n"))
+    return found
+
+
+def needed_snippets(page: Path) -> list[str]:
+    """Files under snippets/ that the page's code names (run or shown), not included ones."""
+    names = []
+    for block in pages.page_blocks(page):
+        for path in SNIPPET_PATH.findall(block.code):
+            if path not in names and (config.REPO / path).is_file():
+                names.append(path)
+    return names
+
+
+def page_script(page: Path, title: str = "", url: str = "", repo: str = "") -> str:
+    """The page's code blocks as one runnable Python file (see the module's docstring)."""
+    from devguide import repository
+
+    page = Path(page).resolve()
+    lang = page_language(page)
+    t = TEXT.get(lang, TEXT["en"])
+    repo = repo or repository.repo_url()
+    all_cells = cells(page, repo)
+    head = [f"# {title}" if title else None, f"# {t['page']}: {url}" if url else None,
+            f"# {t['source']}: {repo}/blob/main/{config.rel(page)}", "#",
+            "# " + t["head"], "# " + t["validated"].format(torch=config.pinned_torch()),
+            "# " + t["cells"]]
+    if any(c.kind == "cuda" for c in all_cells):
+        head.append("# " + t["cuda"])
+    if any(c.kind in ("bash", "excused") for c in all_cells):
+        head.append("# " + t["commented"])
+    snippets = needed_snippets(page)
+    if snippets:
+        head += ["#", "# " + t["snippets"]]
+        head += ["#" + t["snippet_where"].format(path=p, repo=repo) for p in snippets]
+    parts = ["\n".join(line for line in head if line is not None) + "\n"]
+    if any(c.kind == "cuda" for c in all_cells):
+        parts.append(CUDA_HELPER)
+    parts += [c.text for c in all_cells]
+    return "\n\n".join(parts)
+
+
+def split_cells(script: str) -> list[tuple[str, str]]:
+    """(cell line, body) of each ``# %%`` cell of a script, in order: how a test
+    reads a downloaded file back."""
+    found = []
+    current = None
+    for line in script.splitlines(True):
+        if line.startswith(CELL + " "):
+            current = [line.rstrip("\n"), []]
+            found.append(current)
+        elif current is not None:
+            current[1].append(line)
+    return [(head, "".join(body)) for head, body in found]
+
+
+# --------------------------------------------------------------------------- where the files go
+
+
+def site_path(page: Path, suffix: str) -> str:
+    """Where a page's file lives in the built site, beside the source's own layout:
+    ``docs/zh/devices/moving.md`` → ``devices/moving.py``, ``docs/en/index.md`` →
+    ``en/index.py``. Relative links in the served Markdown then resolve as in the sources."""
+    lang, *rest = Path(page).resolve().relative_to(config.DOCS).parts
+    return config.url_prefix(lang) + PurePosixPath(*rest).with_suffix(suffix).as_posix()
+
+
+def download_name(page: Path, suffix: str) -> str:
+    """The name a download gets: the page's file name, or its folder's for an index page."""
+    path = PurePosixPath(Path(page).resolve().relative_to(config.DOCS).as_posix())
+    stem = path.stem if path.stem != "index" else (path.parent.name if len(path.parts) > 2 else "pytorch-device-guide")
+    return stem + suffix
+
+
+def notebook_files(notebook: Path) -> dict[str, str]:
+    """A jupytext notebook's downloads: ``.ipynb`` (no outputs) and its ``.py`` source."""
+    import jupytext
+
+    source = Path(notebook).read_text(encoding="utf-8")
+    nb = jupytext.reads(source, fmt="py:percent")
+    nb.metadata.pop("jupytext", None)
+    return {".ipynb": jupytext.writes(nb, fmt="ipynb"), ".py": source}
+
+
+# --------------------------------------------------------------------------- the site's downloads, listed on a page
+
+OFFLINE_ZIP = "pytorch-device-guide-offline.zip"
+MARKER = "<!-- downloads -->"
+
+LIST_TEXT = {
+    "zh": {
+        "offline": "**离线版**：[{name}]({zip})（{size}）：整个站点打成一个压缩包，解压后用浏览器打开其中的 `index.html`，不联网也能浏览和搜索。",
+        "offline_missing": "**离线版**：整个站点打成的压缩包 `{name}`，由发布流程构建并随站点一起发布在本站的 `downloads/` 下（这次构建没有带上它）；自己构建用 `make offline`。",
+        "print": "**打印版**：[{title}]({print})：所有页面合成一页，可以打印或另存为 PDF。",
+        "llms": "**Markdown 版**：[llms.txt]({llms}) 列出每一页的 Markdown 源文件（代码块保留语言标记，是经过测试的代码），方便离线阅读或交给大模型。",
+        "code": "**每一页的代码**：页面标题旁的“下载本页代码”把这一页的代码块按顺序合成一个 `.py` 文件；两个笔记本还可以下载 `.ipynb`。",
+    },
+    "en": {
+        "offline": "**Offline copy**: [{name}]({zip}) ({size}): the whole site in one archive; unpack it and open its `index.html` in a browser to read and search without a network.",
+        "offline_missing": "**Offline copy**: `{name}`, the whole site in one archive, is built by the release job and published with the site under `downloads/` (this build does not include it); build it yourself with `make offline`.",
+        "print": "**Print version**: [{title}]({print}): every page on one page, to print or save as PDF.",
+        "llms": "**Markdown**: [llms.txt]({llms}) lists each page's Markdown source (code blocks keep their language; it is the tested code), to read offline or to hand to a language model.",
+        "code": "**Each page's code**: \"Download this page's code\" next to a page's title puts the page's code blocks, in order, into one `.py` file; the two notebooks also come as `.ipynb`.",
+    },
+}
+
+
+def size_text(size: int) -> str:
+    return f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{max(1, round(size / 2**10))} KB"
+
+
+def downloads_list(lang: str, links: dict[str, str], print_title: str, zip_size: int | None) -> str:
+    """The Markdown list that replaces ``<!-- downloads -->`` (home page, getting
+    started). ``links``: where the offline zip, the print page and llms.txt are,
+    relative to the page; ``zip_size`` None when this build has no offline copy."""
+    t = LIST_TEXT.get(lang, LIST_TEXT["en"])
+    offline = (
+        t["offline"].format(name=OFFLINE_ZIP, zip=links["zip"], size=size_text(zip_size))
+        if zip_size is not None
+        else t["offline_missing"].format(name=OFFLINE_ZIP)
+    )
+    items = [offline, t["print"].format(title=print_title, print=links["print"]),
+             t["llms"].format(llms=links["llms"]), t["code"]]
+    return "\n".join(f"- {item}" for item in items) + "\n"

@@ -1,0 +1,234 @@
+"""The reader features' logic, without a build: each page's code as a script, the
+repository links, the served Markdown and llms.txt, the print page's rewriting.
+
+The built site is tested in tests/site/test_reader_features.py."""
+
+import ast
+import textwrap
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from devguide import config, downloads, llms, printing, repository
+
+FENCE = "`" * 3
+SNIPPET = "snippets/devices/show_visible_gpus.py"
+
+
+def page(tmp_path, text, name="page.md"):
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).replace("'''", FENCE), encoding="utf-8")
+    return path
+
+
+PAGE = f"""\
+    # A page {{ #a-page }}
+
+    '''python
+    x = 1
+    print(x)
+    '''
+
+    <!--pytest-codeblocks:expected-output-->
+    '''text
+    1
+    '''
+
+    <!--pytest.mark.cuda-->
+    '''python
+    import torch
+
+    note = \"\"\"
+    kept as written
+    \"\"\"
+    y = torch.ones(1, device="cuda")
+    '''
+
+    <!--pytest.mark.skip(reason="needs the network")-->
+    '''bash
+    git clone {{{{ repo_url }}}}.git
+    '''
+
+    '''bash
+    python {SNIPPET}
+    '''
+
+    '''python
+    --8<-- "{SNIPPET}"
+    '''
+
+    '''python
+    z = x + 1
+    '''
+
+    <!--pytest-codeblocks:cont-->
+    '''python
+    assert z == 2
+    '''
+"""
+
+
+def test_a_page_script_holds_the_blocks_in_order_as_the_harness_runs_them(tmp_path):
+    from devguide import pages
+
+    path = page(tmp_path, PAGE)
+    blocks = pages.page_blocks(path)
+    script = downloads.page_script(path, "A page", "https://example.org/a/", "https://github.com/o/r")
+    cells = downloads.split_cells(script)
+    assert len(cells) == len(blocks) == 6
+    kinds = [c.kind for c in downloads.cells(path)]
+    assert kinds == ["python", "cuda", "excused", "bash", "python", "python"]
+    # a plain block: its code unchanged, its verified output as comments after it
+    assert cells[0][1].startswith("x = 1\nprint(x)\n")
+    assert "# | 1" in cells[0][1]
+    # the CUDA block: the same statements under `if _has_cuda():`, the string unchanged
+    guarded = ast.parse(cells[1][1])
+    (node,) = guarded.body
+    assert isinstance(node, ast.If) and ast.unparse(node.test) == "_has_cuda()"
+    assert ast.dump(ast.Module(node.body, [])) == ast.dump(ast.parse(blocks[1].code))
+    # excused and bash blocks: commented out, the reason named, the repository filled in
+    assert "needs the network" in cells[2][0]
+    assert cells[2][1].startswith("# git clone https://github.com/o/r.git")
+    assert cells[3][1].startswith(f"# python {SNIPPET}")
+    # an include expanded, a continuation joined to its block
+    assert (config.REPO / SNIPPET).read_text(encoding="utf-8").strip() in cells[4][1]
+    assert cells[5][1].startswith("z = x + 1\nassert z == 2\n")
+    # the program the bash block runs is named, with where to get it
+    assert f"https://github.com/o/r/blob/main/{SNIPPET}" in script.split("\n# %% ")[0]
+    compile(script, "page.py", "exec")
+
+
+def test_the_cuda_guard_keeps_multiline_strings_and_fstrings():
+    code = 'a = """\nline\n  indented\n"""\nb = f"""{a}\nmore"""\nprint(a + b)\n'
+    guarded = downloads.guarded(code)
+    assert guarded.startswith("if _has_cuda():\n    a = ")
+    ns_plain, ns_guarded = {}, {"_has_cuda": lambda: True}
+    exec(compile(code, "plain", "exec"), ns_plain)
+    exec(compile(guarded, "guarded", "exec"), ns_guarded)
+    assert ns_plain["a"] == ns_guarded["a"] and ns_plain["b"] == ns_guarded["b"]
+
+
+def test_download_names_and_places():
+    moving = config.DOCS / "en" / "devices" / "moving.md"
+    assert downloads.site_path(moving, ".py") == "en/devices/moving.py"
+    assert downloads.download_name(moving, ".py") == "moving.py"
+    start = config.DOCS / config.DEFAULT_LANGUAGE / "getting-started" / "index.md"
+    assert downloads.site_path(start, ".md") == "getting-started/index.md"
+    assert downloads.download_name(start, ".py") == "getting-started.py"
+    home = config.DOCS / config.DEFAULT_LANGUAGE / "index.md"
+    assert downloads.download_name(home, ".py") == "pytorch-device-guide.py"
+
+
+def test_the_downloads_list_links_the_offline_copy_only_when_the_build_has_it():
+    links = {"zip": "../downloads/x.zip", "print": "print.md", "llms": "llms.txt"}
+    with_zip = downloads.downloads_list("en", links, "Print", 12 * 2**20)
+    assert "[pytorch-device-guide-offline.zip](../downloads/x.zip) (12.0 MB)" in with_zip
+    without = downloads.downloads_list("zh", links, "打印", None)
+    assert "../downloads/x.zip" not in without and "make offline" in without
+    assert "[打印](print.md)" in without and "[llms.txt](llms.txt)" in without
+
+
+def test_the_repository_is_read_from_mkdocs_yml():
+    url = repository.repo_url()
+    assert url.startswith("https://github.com/") and not url.endswith("/")
+    assert repository.substitute("git clone {{ repo_url }}.git", "https://x/y") == "git clone https://x/y.git"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_issue_link_is_encoded_and_names_page_and_torch(lang):
+    src = "docs/en/devices/moving.md"
+    url = repository.issue_url(src, "https://example.org/en/devices/moving/?a=1&b=#x", lang,
+                               torch="2.13.0", url="https://github.com/o/r")
+    parts = urlsplit(url)
+    assert (parts.netloc, parts.path) == ("github.com", "/o/r/issues/new")
+    assert all(c.isascii() and not c.isspace() for c in url)
+    query = parse_qs(parts.query, strict_parsing=True)
+    assert set(query) == {"title", "body"}
+    assert src in query["title"][0]
+    body = query["body"][0]
+    assert src in body and "2.13.0" in body and "https://example.org/en/devices/moving/?a=1&b=#x" in body
+
+
+def test_the_served_markdown_expands_includes_and_rebases_links_out_of_the_language(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    monkeypatch.setattr(config, "DOCS", docs)
+    monkeypatch.setattr(llms.config, "DOCS", docs)
+    lang = config.DEFAULT_LANGUAGE
+    path = page(docs, f"""\
+        # P
+
+        See [the program](../../snippets/x.py), [a page](../devices/moving.md#to) and `[not](a.md)`.
+
+        !!! note
+            An admonition.
+
+        '''python
+        --8<-- "{SNIPPET}"
+        '''
+        """, f"{lang}/async/p.md")
+    served = llms.served_markdown(path, lambda md: md.replace("An admonition", "A filled admonition"))
+    # served at async/p.md for the default language: one folder less than the source
+    assert "[the program](../snippets/x.py)" in served
+    assert "[a page](../devices/moving.md#to)" in served and "`[not](a.md)`" in served
+    assert f"{FENCE}python\n" in served and "--8<--" not in served
+    assert (config.REPO / SNIPPET).read_text(encoding="utf-8").strip() in served
+    assert "!!! note\n    A filled admonition." in served
+
+
+def test_llms_txt_follows_the_convention():
+    text = llms.llms_txt("Guide", "What it is,\n  in short.", "Read this.", [
+        llms.Section("Devices", [("Choosing", "devices/choosing.md", "Pick one.")]),
+        llms.Section("Optional", [("Print", "print/", "")]),
+    ])
+    assert text.splitlines()[:5] == ["# Guide", "", "> What it is, in short.", "", "Read this."]
+    assert "## Devices\n\n- [Choosing](devices/choosing.md): Pick one.\n" in text
+    assert "## Optional\n\n- [Print](print/)\n" in text
+
+
+def test_first_sentence_joins_chinese_lines_without_a_space(tmp_path):
+    path = page(tmp_path, "# 标题\n\n读完这一页，你会知道\n设备。第二句。\n")
+    assert llms.first_sentence(path) == "读完这一页，你会知道设备。"
+    path = page(tmp_path, "---\nsearch:\n  exclude: true\n---\n# T\n\nSee [x](y.md)\nnow. More.\n", "b.md")
+    assert llms.first_sentence(path) == "See x now."
+
+
+def test_the_print_page_rewrites_ids_and_links():
+    moving = printing.PrintedPage(
+        "devices/moving/", "Moving",
+        '<h1 id="moving">Moving</h1><a href="#moving">here</a> '
+        '<a href="../choosing/#pick">there</a> <a href="../../assets/x.png">file</a> '
+        '<input id="__tabbed_1_1" name="__tabbed_1"><label for="__tabbed_1_1">Tab</label> '
+        '<a href="https://pytorch.org/">out</a><code>id="kept"</code>',
+    )
+    choosing = printing.PrintedPage("devices/choosing/", "Choosing", '<h2 id="pick">Pick</h2>')
+    html = printing.combine([moving, choosing], "print/", "en")
+    assert '<section class="print-page" id="devices-moving">' in html
+    assert 'id="devices-moving--moving"' in html and 'href="#devices-moving--moving"' in html
+    assert 'href="#devices-choosing--pick"' in html and 'id="devices-choosing--pick"' in html
+    assert 'href="../assets/x.png"' in html
+    assert 'id="devices-moving--__tabbed_1_1" name="devices-moving--__tabbed_1"' in html
+    assert 'for="devices-moving--__tabbed_1_1"' in html
+    assert 'href="https://pytorch.org/"' in html and '<code>id="kept"</code>' in html
+    assert 'href="#devices-moving">Moving</a>' in html  # the contents
+
+
+def test_the_print_page_works_with_the_offline_build_urls():
+    home = printing.PrintedPage("index.html", "Home", '<a href="devices/moving.html#x">m</a>')
+    moving = printing.PrintedPage("devices/moving.html", "Moving", '<a href="../index.html">home</a>')
+    html = printing.combine([home, moving], "print.html", "en")
+    assert 'href="#devices-moving--x"' in html and 'href="#home"' in html
+
+
+def test_the_downloads_list_links_from_each_page_and_from_its_markdown():
+    from devguide.reader_site import _links_from
+
+    zh, zip_path = config.DEFAULT_LANGUAGE, f"downloads/{downloads.OFFLINE_ZIP}"
+    # in the page: source links, which mkdocs resolves (the print page is zh/print.md)
+    assert _links_from(f"{zh}/getting-started/index.md", zh, False, True) == {
+        "zip": f"../../{zip_path}", "print": "../print.md", "llms": "../llms.txt"}
+    # in its served Markdown (getting-started/index.md): links in the built site
+    assert _links_from(f"{zh}/getting-started/index.md", zh, True, True) == {
+        "zip": f"../{zip_path}", "print": "../print/", "llms": "../llms.txt"}
+    assert _links_from("en/index.md", "en", True, True) == {
+        "zip": f"../{zip_path}", "print": "print/", "llms": "llms.txt"}
