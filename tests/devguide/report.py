@@ -2,8 +2,10 @@
 
 ``make test`` writes the census with each block's result. The "Validation
 report" page shows it (``<!-- validation-report -->``) and each page gets a line
-under its title: which torch validated how many of its blocks on CPU, and
-whether CUDA did -- the GPU workflow's census (``build/gpu/validation.json``)
+under its title: which torch versions validated how many of its blocks on CPU
+(the pinned one, and each ``make test-torch`` run found in
+``build/validation-torch-<version>.json``, counted only for blocks whose hash
+still matches; the report has a column per version), and whether CUDA did -- the GPU workflow's census (``build/gpu/validation.json``)
 when present, else the GPU run recorded in ``.ci/gpu-run/``, counted only for
 blocks whose hash still matches, naming the torch and GPU it ran on. Without a
 recorded run (a fresh ``make serve``) the report shows the census of the
@@ -18,6 +20,7 @@ changed is shown by mkdocs-git-revision-date-localized-plugin, not here.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import textwrap
 from collections import Counter, defaultdict
@@ -36,13 +39,18 @@ TEXT = {
         "run": "最近一次测试运行：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**。",
         "gpu_run": "最近一次 GPU 运行：{generated}，{label}，CUDA {cuda}：{passed} 个代码块通过，{failed} 个失败；另有 {changed} 个代码块在那次运行之后改过，等待下一次 GPU 运行。",
         "shared": "有 {n} 个英文代码块与中文页的对应代码块逐字相同（代码、标记、期望输出），每对只测试一次，两页共用结果。",
-        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
+        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 |",
+        "result_head": "torch {torch}（CPU）",
+        "other_run": "另一次测试运行（`make test-torch`）：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**：{passed} 个代码块通过，{failed} 个失败，{skipped} 个跳过；另有 {changed} 个代码块在那次运行之后改过。",
         "total": "**合计**",
         "excused": "豁免的代码块及理由",
         "ok": "✓",
         "failed": "✗ {n}",
         "not_run": "未运行",
-        "badge": "本页 {n} 个代码块已用 torch {torch} 在 CPU 上验证 {cpu}",
+        "badge": "本页 {n} 个代码块已在 CPU 上验证：{versions}",
+        "badge_version": "torch {torch} {mark}",
+        "badge_some": "（其中 {n} 个）",
+        "versions_sep": "，",
         "badge_cuda": "CUDA {cuda}",
         "pending": "待验证",
         "partly": "（其中 {n} 个代码块与那次运行时一致）",
@@ -56,13 +64,18 @@ TEXT = {
         "run": "Last test run: {generated}, torch {torch}, Python {python}, device **{accelerator}**.",
         "gpu_run": "Last GPU run: {generated}, {label}, CUDA {cuda}: {passed} blocks passed, {failed} failed; {changed} more blocks changed since that run and wait for the next one.",
         "shared": "{n} English blocks are identical to their Chinese twins (code, marks, expected output), so each such pair is tested once and both pages share the result.",
-        "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells | CPU result |",
+        "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells |",
+        "result_head": "torch {torch} (CPU)",
+        "other_run": "Another test run (`make test-torch`): {generated}, torch {torch}, Python {python}, device **{accelerator}**: {passed} blocks passed, {failed} failed, {skipped} skipped; {changed} more blocks changed since that run.",
         "total": "**Total**",
         "excused": "Excused blocks and why",
         "ok": "✓",
         "failed": "✗ {n}",
         "not_run": "not run",
-        "badge": "{n} blocks on this page validated with torch {torch} on CPU {cpu}",
+        "badge": "{n} blocks on this page validated on CPU with {versions}",
+        "badge_version": "torch {torch} {mark}",
+        "badge_some": "({n} of them)",
+        "versions_sep": ", ",
         "badge_cuda": "CUDA {cuda}",
         "pending": "pending",
         "partly": "({n} blocks unchanged since that run)",
@@ -96,11 +109,98 @@ def _sources() -> dict:
     return census.build()
 
 
+def torch_label(machine: dict) -> str:
+    """2.15.0+cu132 → 2.15.0: the version a reader installs."""
+    return machine["torch"].split("+")[0]
+
+
+def _version_key(label: str):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(label)
+    except InvalidVersion:
+        return Version("0")
+
+
+def other_runs() -> list[dict]:
+    """The censuses of the runs with a named torch (``make test-torch``:
+    build/validation-torch-<version>.json), oldest version first."""
+    found = []
+    for path in sorted(config.BUILD.glob("validation-torch-*.json")):
+        data = _other(path, _mtime(path))
+        if data is not None:
+            found.append(data)
+    return sorted(found, key=lambda d: _version_key(torch_label(d["machine"])))
+
+
+@functools.lru_cache(maxsize=8)
+def _other(path: Path, mtime: float | None) -> dict | None:
+    return census.load(path, prune=False) if mtime is not None else None
+
+
+def site_torch() -> str | None:
+    """The torch release this build of the site is for (``DEVGUIDE_SITE_TORCH=2.15``,
+    set by the deploy job for each of its mike versions): its run comes first."""
+    return os.environ.get("DEVGUIDE_SITE_TORCH") or None
+
+
+def cpu_runs(data: dict, recorded: bool) -> list[tuple[str, dict | None, dict | None]]:
+    """(torch version, census, hashes to match) of every CPU run to show: the
+    census of ``make test`` (None while none is recorded: its column says "not
+    run") and each ``make test-torch`` run of another version, whose results count
+    only for blocks whose hash (code, marks, outputs) is still the one that ran.
+    The site's own version (``site_torch``) first, then by version."""
+    primary = torch_label(data["machine"]) if recorded else config.pinned_torch()
+    runs = [(primary, data if recorded else None, None)]
+    by_page: dict[str, dict[int, str | None]] = defaultdict(dict)  # page → line → hash now
+    for f in data["fences"]:
+        by_page[f["page"]][f["line"]] = f.get("sha")
+    for other in other_runs():
+        label = torch_label(other["machine"])
+        if label != primary and label not in {r[0] for r in runs}:
+            runs.append((label, other, by_page))
+    runs.sort(key=lambda r: _version_key(r[0]))
+    mine = site_torch()
+    if mine:
+        runs.sort(key=lambda r: not (r[0] == mine or r[0].startswith(mine + ".")))
+    return runs
+
+
+def run_status(run: dict, shas: dict | None, page: str | None = None) -> Counter:
+    """passed / failed / skipped / changed blocks of a run (of one page when named)."""
+    c = Counter()
+    for f in run["fences"]:
+        if page is not None and f["page"] != page:
+            continue
+        status = f.get("status")
+        if status not in ("passed", "failed", "skipped", "build"):
+            continue
+        if shas is not None and f.get("sha") != shas.get(f["page"], {}).get(f["line"]):
+            c["changed"] += status in ("passed", "failed")
+            continue
+        c[status] += 1
+    return c
+
+
 def render(lang: str) -> str:
     t = TEXT[lang]
     data, recorded = load()
     info = data["machine"]
+    runs = cpu_runs(data, recorded)
     lines = [t["run"].format(generated=data["generated"], **info) if recorded else t["none"], ""]
+    for _, run, shas in runs:
+        if shas is None:
+            continue
+        c = run_status(run, shas)
+        lines[-1:] = [
+            t["other_run"].format(
+                generated=run["generated"], torch=run["machine"]["torch"],
+                python=run["machine"].get("python", "?"), accelerator=run["machine"]["accelerator"],
+                passed=c["passed"], failed=c["failed"], skipped=c["skipped"], changed=c["changed"],
+            ),
+            "",
+        ]
     gpu = load_gpu() if info.get("accelerator") != "cuda" else None
     if gpu:
         shas = {(f["page"], f["line"]): f.get("sha") for f in data["fences"]}
@@ -119,7 +219,8 @@ def render(lang: str) -> str:
     shared = sum(1 for f in data["fences"] if f.get("ran_with"))
     if shared:
         lines[-1:] = [t["shared"].format(n=shared), ""]
-    lines += [t["head"], "|---|---:|---:|---:|---:|---:|---|"]
+    head = t["head"] + "".join(f" {t['result_head'].format(torch=label)} |" for label, _, _ in runs)
+    lines += [head, "|---|---:|---:|---:|---:|---:|" + "---|" * len(runs)]
     rows: dict[str, Counter] = defaultdict(Counter)
     excused = []
     for f in data["fences"]:
@@ -147,22 +248,29 @@ def render(lang: str) -> str:
     total = Counter()
     for page, c in sorted(rows.items()):
         total.update(c)
-        if not recorded or not c["ran"]:
-            result = t["not_run"]
-        elif c["failed"]:
-            result = t["failed"].format(n=c["failed"])
-        else:
-            result = t["ok"]
+        results = []
+        for _, run, shas in runs:
+            if run is None:
+                results.append(t["not_run"])
+                continue
+            r = c if shas is None else run_status(run, shas, f"docs/{lang}/{page}")
+            ran = c["ran"] if shas is None else r["passed"] + r["failed"] + r["build"]
+            if not ran:
+                results.append(t["not_run"])
+            elif r["failed"]:
+                results.append(t["failed"].format(n=r["failed"]))
+            else:
+                results.append(t["ok"])
         cuda = str(c["cuda"])
         if c["cuda"] and info.get("accelerator") != "cuda":
             cuda += f" ({t['pending']})"
         lines.append(
             f"| [{page}]({page}) | {c['cpu']} | {cuda} | {c['excused']} "
-            f"| {c['output']} | {c['notebook']} | {result} |"
+            f"| {c['output']} | {c['notebook']} | " + " | ".join(results) + " |"
         )
     lines.append(
         f"| {t['total']} | {total['cpu']} | {total['cuda']} | {total['excused']} "
-        f"| {total['output']} | {total['notebook']} | |"
+        f"| {total['output']} | {total['notebook']} |" + " |" * len(runs)
     )
     if excused:
         lines += ["", f"### {t['excused']} {{ #excused }}", ""]
@@ -217,13 +325,20 @@ def badge(lang: str, src: str) -> str | None:
     ran, failed, cuda = page_status(data, src)
     if not ran:
         return None
-    parts = [
-        t["badge"].format(
-            n=ran,
-            torch=data["machine"]["torch"].split("+")[0],
-            cpu='<span class="failed">✗</span>' if failed else '<span class="ok">✓</span>',
-        )
-    ]
+    versions = []
+    for label, run, shas in cpu_runs(data, recorded):
+        if shas is None:
+            v_ran, v_failed = ran, failed
+        else:
+            v_ran, v_failed, _ = page_status(run, src, shas.get(src, {}))
+        if not v_ran:
+            continue
+        mark = '<span class="failed">✗</span>' if v_failed else '<span class="ok">✓</span>'
+        part = t["badge_version"].format(torch=label, mark=mark)
+        if v_ran < ran:
+            part += " " + t["badge_some"].format(n=v_ran)
+        versions.append(part)
+    parts = [t["badge"].format(n=ran, versions=t["versions_sep"].join(versions))]
     if cuda:
         gpu = load_gpu()
         if data["machine"]["accelerator"] == "cuda":
