@@ -280,6 +280,40 @@ def render(lang: str) -> str:
     return "\n".join(lines)
 
 
+def versions_summary() -> list[str]:
+    """``python -m devguide census --versions``: each torch version's CPU run (passed,
+    failed, skipped), then every block that did not pass on all of them, with its
+    result on each."""
+    data, recorded = load()
+    runs = cpu_runs(data, recorded)
+    lines, per_block = [], defaultdict(dict)
+    for label, run, shas in runs:
+        if run is None:
+            lines.append(f"torch {label}: no run recorded (make test writes build/validation.json)")
+            continue
+        c = run_status(run, shas)
+        lines.append(
+            f"torch {label} ({run['machine']['torch']}, {run['generated']}): {c['passed']} blocks passed, "
+            f"{c['failed']} failed, {c['skipped']} skipped" + (f", {c['changed']} changed since" if c["changed"] else "")
+        )
+        for f in run["fences"]:
+            if f["kind"] in ("python", "bash") and f.get("status"):
+                changed = shas is not None and shas.get(f["page"], {}).get(f["line"]) != f.get("sha")
+                status = "changed since" if changed else f["status"]
+                reason = f" ({f['skip_reason']})" if status == "skipped" and f.get("skip_reason") else ""
+                per_block[f["page"], f["line"]][label] = status + reason
+    labels = [label for label, run, _ in runs if run is not None]
+    uneven = [
+        (key, found) for key, found in sorted(per_block.items())
+        if any(found.get(label, "not run").split(" ")[0] != "passed" for label in labels)
+    ]
+    if uneven and len(labels) > 1:
+        lines.append("blocks that did not pass on every version:")
+        for (page, line), found in uneven:
+            lines.append(f"  {page}:{line}  " + "; ".join(f"{label} {found.get(label, 'not run')}" for label in labels))
+    return lines
+
+
 def gpu_dir() -> Path:
     return GPU if (GPU / "validation.json").exists() else GPU_RECORDED
 

@@ -124,3 +124,13 @@ def test_a_failure_or_a_changed_block_of_the_second_run_shows(tmp_path, monkeypa
         _runs(tmp_path, monkeypatch, second_changed={(first["page"], first["line"])})
         assert f"({len(same_page) - 1} of them)" in report.badge("en", first["page"])
     report._recorded.cache_clear()
+
+
+def test_the_census_names_the_versions_each_block_passed_on(tmp_path, monkeypatch):
+    first = _first_block(sources())
+    _runs(tmp_path, monkeypatch, second_failed={(first["page"], first["line"])})
+    lines = report.versions_summary()
+    assert lines[0].startswith("torch 2.13.0 (2.13.0+cpu, ") and " 0 failed" in lines[0]
+    assert lines[1].startswith("torch 2.15.0 (2.15.0+cu132, ") and " 1 failed" in lines[1]
+    assert f"  {first['page']}:{first['line']}  2.13.0 passed; 2.15.0 failed" in lines
+    report._recorded.cache_clear()
