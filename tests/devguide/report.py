@@ -47,6 +47,7 @@ TEXT = {
         "ok": "✓",
         "failed": "✗ {n}",
         "not_run": "未运行",
+        "skipped": "跳过 {n} 个",
         "badge": "本页 {n} 个代码块已在 CPU 上验证：{versions}",
         "badge_version": "torch {torch} {mark}",
         "badge_some": "（其中 {n} 个）",
@@ -72,6 +73,7 @@ TEXT = {
         "ok": "✓",
         "failed": "✗ {n}",
         "not_run": "not run",
+        "skipped": "{n} skipped",
         "badge": "{n} blocks on this page validated on CPU with {versions}",
         "badge_version": "torch {torch} {mark}",
         "badge_some": "({n} of them)",
@@ -149,12 +151,13 @@ def cpu_runs(data: dict, recorded: bool) -> list[tuple[str, dict | None, dict | 
     """(torch version, census, hashes to match) of every CPU run to show: the
     census of ``make test`` (None while none is recorded: its column says "not
     run") and each ``make test-torch`` run of another version, whose results count
-    only for blocks whose hash (code, marks, outputs) is still the one that ran.
+    only for blocks whose hash (code, marks, outputs) in the pages as they are now
+    is still the one that ran.
     The site's own version (``site_torch``) first, then by version."""
     primary = torch_label(data["machine"]) if recorded else config.pinned_torch()
     runs = [(primary, data if recorded else None, None)]
     by_page: dict[str, dict[int, str | None]] = defaultdict(dict)  # page → line → hash now
-    for f in data["fences"]:
+    for f in (_sources() if recorded else data)["fences"]:
         by_page[f["page"]][f["line"]] = f.get("sha")
     for other in other_runs():
         label = torch_label(other["machine"])
@@ -256,7 +259,8 @@ def render(lang: str) -> str:
             r = c if shas is None else run_status(run, shas, f"docs/{lang}/{page}")
             ran = c["ran"] if shas is None else r["passed"] + r["failed"] + r["build"]
             if not ran:
-                results.append(t["not_run"])
+                # e.g. a page whose only block shows the pinned version (skipped on another torch)
+                results.append(t["skipped"].format(n=r["skipped"]) if r["skipped"] else t["not_run"])
             elif r["failed"]:
                 results.append(t["failed"].format(n=r["failed"]))
             else:
