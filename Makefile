@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup browser serve build offline test test-blocks test-cuda test-portable test-cuda-build bench lint lock clean
+.PHONY: setup browser serve build offline test test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean
 
 setup: $(STAMP)
 
@@ -95,6 +95,44 @@ $(CUDA_BUILD_VENV)/.installed: pyproject.toml tests/requirements/lock.txt
 
 test-cuda-build: $(CUDA_BUILD_VENV)/.installed
 	$(CUDA_BUILD_VENV)/bin/python -m pytest docs --census build/validation-cuda-build.json $(PYTEST_ARGS)
+
+# Every block again with a second torch, the newest release (pyproject.toml
+# [tool.devguide] newest-torch; TORCH=2.16.0rc1 names another, as the weekly
+# workflow does), in a venv of its own (.venv-torch-2.15): not part of make test
+# or .ci/run; CI runs it as a job. torch comes from TORCH_INDEX (PyPI by default:
+# on Linux the CUDA build, about 2.7 GB of downloads and 5.3 GB installed; CI
+# names PyTorch's CPU index), everything else from the lock. That one pip call
+# reads no pip configuration file (PIP_CONFIG_FILE=/dev/null) and no PIP_*
+# variable (--isolated): a machine-wide constraint on torch, as some images set
+# in /etc/pip.conf, would refuse the newer release. The run validates that torch
+# and no other (DOCS_TORCH=<version>); its census goes to
+# build/validation-torch-<version>.json and its outputs beside it, and the site
+# shows it next to the pinned run (a column per torch version in the report,
+# every version a page's blocks passed on in its validated line).
+TORCH_NEWEST := $(shell sed -n 's/^newest-torch = "\([0-9a-z.]*\)".*/\1/p' pyproject.toml)
+TORCH ?= $(TORCH_NEWEST)
+TORCH_MINOR = $(word 1,$(subst ., ,$(TORCH))).$(word 2,$(subst ., ,$(TORCH)))
+TORCH_VENV = .venv-torch-$(TORCH_MINOR)
+TORCH_INDEX ?= https://pypi.org/simple
+TORCH_EXTRA_INDEX ?=
+TORCH_PYTEST_ARGS ?=
+$(TORCH_VENV)/.installed-$(TORCH): pyproject.toml tests/requirements/lock.txt
+	test -x $(TORCH_VENV)/bin/python || $(PYTHON) -m venv $(TORCH_VENV)
+	PIP_CONFIG_FILE=/dev/null $(TORCH_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check \
+	  --index-url $(TORCH_INDEX) $(if $(TORCH_EXTRA_INDEX),--extra-index-url $(TORCH_EXTRA_INDEX)) \
+	  $(if $(findstring rc,$(TORCH))$(findstring dev,$(TORCH)),--pre) "torch==$(TORCH)"
+	grep -v '^torch==' tests/requirements/lock.txt > $(TORCH_VENV)/constraints.txt
+	$(TORCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c $(TORCH_VENV)/constraints.txt \
+	  $$($(TORCH_VENV)/bin/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	    print(*(d for d in p["dependencies"] + p["optional-dependencies"]["test"] if not d.startswith("torch==")))')
+	$(TORCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(TORCH_VENV)/bin/python -c 'import torch; v = torch.__version__.split("+")[0]; \
+	  assert v == "$(TORCH)", f"expected torch $(TORCH), found {torch.__version__}"'
+	touch $@
+
+test-torch: $(TORCH_VENV)/.installed-$(TORCH)
+	DOCS_TORCH=$(TORCH) $(TORCH_VENV)/bin/python -m pytest docs tests/content/test_census.py tests/content/test_parity.py \
+	  --census build/validation-torch-$(TORCH).json $(TORCH_PYTEST_ARGS) $(PYTEST_ARGS)
 
 # Regenerate the lock (the whole dependency tree, pinned) after changing pyproject.toml.
 lock:

@@ -5,6 +5,7 @@
     python -m devguide parity [--fix [--from zh]]  # zh/en agreement; --fix copies code and
                                                #   outputs from one language to the other
     python -m devguide census [FILE]           # is a census file valid? (default build/validation.json)
+    python -m devguide census --versions       # each torch version's run, and blocks not passed on all
     python -m devguide check-site [DIR]        # links, anchors, external requests of a built site
     python -m devguide bench                   # where the time of make test goes
 """
@@ -119,6 +120,11 @@ def cmd_census(args) -> int:
 
     from devguide import census
 
+    if args.versions:
+        from devguide import report
+
+        print("\n".join(report.versions_summary()))
+        return 0
     path = Path(args.file or config.VALIDATION_JSON)
     try:
         problem = census.validate(json.loads(path.read_text(encoding="utf-8")))
@@ -156,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_parity)
     p = sub.add_parser("census", help="validate a census file")
     p.add_argument("file", nargs="?")
+    p.add_argument("--versions", action="store_true", help="what each torch version's run (make test, "
+                   "make test-torch) passed, and the blocks that did not pass on all of them")
     p.set_defaults(func=cmd_census)
     p = sub.add_parser("check-site", help="links, anchors and external requests of a built site")
     p.add_argument("dir", nargs="?")

@@ -71,7 +71,7 @@ def output_name(page: str, line: int) -> str:
 
 def save_output(block: Block, output: str, folder: Path | None = None) -> None:
     """Keep what a block printed (the GPU workflow uploads these, e.g. bandwidths)."""
-    folder = folder or config.OUTPUTS
+    folder = folder or config.outputs_dir()
     path = folder / output_name(rel(block.page), block.line)
     if not output:
         path.unlink(missing_ok=True)
@@ -92,7 +92,7 @@ def runnable_keys() -> set[tuple[str, int]]:
 
 def drop_stale_outputs(folder: Path | None = None) -> None:
     """After a complete run: outputs of blocks that no longer exist go."""
-    folder = folder or config.OUTPUTS
+    folder = folder or config.outputs_dir()
     if not folder.is_dir():
         return
     keep = {output_name(page, line) for page, line in runnable_keys()}
@@ -113,8 +113,9 @@ def machine() -> dict:
         "python": platform.python_version(),
         # where the blocks that ran, ran: the usable accelerator (cuda, mps, xpu), or cpu
         "accelerator": usable[0] if usable else "cpu",
-        # "pinned": the torch of pyproject.toml (make test); "any": the interpreter's own (make test-cuda)
-        "torch_mode": "any" if config.any_torch() else "pinned",
+        # "pinned": the torch of pyproject.toml (make test); "any": the interpreter's own
+        # (make test-cuda); "named": a second validated version (make test-torch)
+        "torch_mode": config.torch_mode(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
     }
     if torch.cuda.is_available():

@@ -79,8 +79,45 @@ def torch_version() -> str:
 
 def any_torch() -> bool:
     """``DOCS_TORCH=any`` (make test-cuda): run with the interpreter's own torch,
-    whatever its version; otherwise the installed torch must be the pinned one."""
-    return os.environ.get("DOCS_TORCH", "") == "any"
+    whatever its version; ``DOCS_TORCH=2.15.0`` (make test-torch): with that
+    version, the newest release or another one named; otherwise the installed
+    torch must be the pinned one."""
+    return os.environ.get("DOCS_TORCH", "") != ""
+
+
+def named_torch() -> str | None:
+    """The version ``DOCS_TORCH`` names (make test-torch), or None."""
+    value = os.environ.get("DOCS_TORCH", "")
+    return value if value not in ("", "any") else None
+
+
+def torch_mode() -> str:
+    """What the census records: "pinned" (make test), "any" (make test-cuda), or
+    "named" (make test-torch: a second validated version, e.g. the newest release)."""
+    return "named" if named_torch() else "any" if any_torch() else "pinned"
+
+
+@functools.lru_cache(maxsize=1)
+def newest_torch() -> str | None:
+    """The newest release the pages are validated on beside the pinned one
+    (pyproject.toml ``[tool.devguide] newest-torch``), or None."""
+    import tomllib
+
+    data = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    return data.get("tool", {}).get("devguide", {}).get("newest-torch")
+
+
+def outputs_dir() -> Path:
+    """Where a run keeps what each block printed: build/artifacts/outputs/, or for a
+    run with a named second torch build/artifacts/outputs-torch-<version>/, so that
+    the two runs of one checkout do not overwrite each other's."""
+    named = named_torch()
+    return OUTPUTS.with_name(f"outputs-torch-{named}") if named else OUTPUTS
+
+
+def torch_census(version: str) -> Path:
+    """The census of a run with a named torch (make test-torch TORCH=<version>)."""
+    return BUILD / f"validation-torch-{version}.json"
 
 
 def device_available(kind: str) -> bool:

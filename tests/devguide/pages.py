@@ -467,7 +467,8 @@ class Block:
     def expected_for(self, version: str) -> tuple[str | None, Fence | None]:
         """The expected output (and its fence) for this torch version."""
         for spec, text, fence in self.variants:
-            if torch_specifier(spec, f"{rel(self.page)}:{fence.line}").contains(version):
+            # prereleases=True: a release candidate of 2.16 is "torch>=2.15" too
+            if torch_specifier(spec, f"{rel(self.page)}:{fence.line}").contains(version, prereleases=True):
                 return text, fence
         return self.expected_output, self.output_fence
 

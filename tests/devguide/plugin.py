@@ -202,6 +202,16 @@ def pytest_configure(config):
 
 
 def pytest_sessionstart(session):
+    named = config.named_torch()
+    if named and config.torch_version() != named:
+        import torch
+
+        pytest.exit(
+            f"DOCS_TORCH={named} asks for a run with torch {named}, but this interpreter has torch "
+            f"{torch.__version__} ({rel(torch.__file__)}). Run `make test-torch TORCH={named}`: it "
+            "installs that version into a venv of its own.",
+            returncode=4,
+        )
     if not config.any_torch() and config.torch_version() != config.pinned_torch():
         import torch
 
@@ -289,7 +299,7 @@ class DocsBlock(pytest.Item):
         if "pinned" in block.mark_names and config.torch_version() != config.pinned_torch():
             raise pytest.skip.Exception(
                 f"shows the pinned torch {config.pinned_torch()}; this run uses torch "
-                f"{config.torch_version()} (DOCS_TORCH=any)",
+                f"{config.torch_version()} (DOCS_TORCH={'any' if not config.named_torch() else config.named_torch()})",
                 _use_item_location=True,
             )
         # Where the kernel has Landlock, a block cannot write into the repository at

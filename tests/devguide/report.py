@@ -2,8 +2,10 @@
 
 ``make test`` writes the census with each block's result. The "Validation
 report" page shows it (``<!-- validation-report -->``) and each page gets a line
-under its title: which torch validated how many of its blocks on CPU, and
-whether CUDA did -- the GPU workflow's census (``build/gpu/validation.json``)
+under its title: which torch versions validated how many of its blocks on CPU
+(the pinned one, and each ``make test-torch`` run found in
+``build/validation-torch-<version>.json``, counted only for blocks whose hash
+still matches; the report has a column per version), and whether CUDA did -- the GPU workflow's census (``build/gpu/validation.json``)
 when present, else the GPU run recorded in ``.ci/gpu-run/``, counted only for
 blocks whose hash still matches, naming the torch and GPU it ran on. Blocks for
 Apple-silicon GPUs (``mps``) and Intel GPUs (``xpu``) have columns of their own,
@@ -21,6 +23,7 @@ changed is shown by mkdocs-git-revision-date-localized-plugin, not here.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import textwrap
 from collections import Counter, defaultdict
@@ -42,16 +45,22 @@ TEXT = {
         "run": "最近一次测试运行：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**。",
         "gpu_run": "最近一次 GPU 运行：{generated}，{label}，CUDA {cuda}：{passed} 个代码块通过，{failed} 个失败；另有 {changed} 个代码块在那次运行之后改过，等待下一次 GPU 运行。",
         "shared": "有 {n} 个英文代码块与中文页的对应代码块逐字相同（代码、标记、期望输出），每对只测试一次，两页共用结果。",
-        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 仅 MPS | 仅 XPU | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
+        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 仅 MPS | 仅 XPU | 豁免 | 输出校验 | 笔记本单元 |",
         "unexecuted": "**本站有 {mps} 个为苹果芯片的 GPU（MPS）编写的代码块和 {xpu} 个为 Intel 显卡（XPU）编写的代码块没有在任何 CI 机器上执行过**：CI 机器都没有这两种设备。这些代码块在 CPU 上编译，其中的 `torch.…` 名称逐一对照已安装的 torch 检查过；它们展示的行为依据 PyTorch 的源码，所在页面给出了源文件链接。",
         "not_executed": "未执行",
         "badge_device": "{n} 个仅限 {device} 的代码块未在任何 CI 机器上执行",
+        "result_head": "torch {torch}（CPU）",
+        "other_run": "另一次测试运行（`make test-torch`）：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**：{passed} 个代码块通过，{failed} 个失败，{skipped} 个跳过；另有 {changed} 个代码块在那次运行之后改过。",
         "total": "**合计**",
         "excused": "豁免的代码块及理由",
         "ok": "✓",
         "failed": "✗ {n}",
         "not_run": "未运行",
-        "badge": "本页 {n} 个代码块已用 torch {torch} 在 CPU 上验证 {cpu}",
+        "skipped": "跳过 {n} 个",
+        "badge": "本页 {n} 个代码块已在 CPU 上验证：{versions}",
+        "badge_version": "torch {torch} {mark}",
+        "badge_some": "（其中 {n} 个）",
+        "versions_sep": "，",
         "badge_cuda": "CUDA {cuda}",
         "pending": "待验证",
         "partly": "（其中 {n} 个代码块与那次运行时一致）",
@@ -65,16 +74,22 @@ TEXT = {
         "run": "Last test run: {generated}, torch {torch}, Python {python}, device **{accelerator}**.",
         "gpu_run": "Last GPU run: {generated}, {label}, CUDA {cuda}: {passed} blocks passed, {failed} failed; {changed} more blocks changed since that run and wait for the next one.",
         "shared": "{n} English blocks are identical to their Chinese twins (code, marks, expected output), so each such pair is tested once and both pages share the result.",
-        "head": "| Page | Run on CPU | CUDA-only | MPS-only | XPU-only | Excused | Outputs checked | Notebook cells | CPU result |",
+        "head": "| Page | Run on CPU | CUDA-only | MPS-only | XPU-only | Excused | Outputs checked | Notebook cells |",
         "unexecuted": "**No CI machine has executed {mps} of this site's blocks written for Apple-silicon GPUs (MPS) and {xpu} written for Intel GPUs (XPU)**: none has either device. These blocks are compiled on CPU and every `torch.…` name in them is checked against the installed torch; what they show rests on PyTorch's source, which their pages link.",
         "not_executed": "not executed",
         "badge_device": "{device}-only blocks not executed by any CI machine: {n}",
+        "result_head": "torch {torch} (CPU)",
+        "other_run": "Another test run (`make test-torch`): {generated}, torch {torch}, Python {python}, device **{accelerator}**: {passed} blocks passed, {failed} failed, {skipped} skipped; {changed} more blocks changed since that run.",
         "total": "**Total**",
         "excused": "Excused blocks and why",
         "ok": "✓",
         "failed": "✗ {n}",
         "not_run": "not run",
-        "badge": "{n} blocks on this page validated with torch {torch} on CPU {cpu}",
+        "skipped": "{n} skipped",
+        "badge": "{n} blocks on this page validated on CPU with {versions}",
+        "badge_version": "torch {torch} {mark}",
+        "badge_some": "({n} of them)",
+        "versions_sep": ", ",
         "badge_cuda": "CUDA {cuda}",
         "pending": "pending",
         "partly": "({n} blocks unchanged since that run)",
@@ -108,11 +123,99 @@ def _sources() -> dict:
     return census.build()
 
 
+def torch_label(machine: dict) -> str:
+    """2.15.0+cu132 → 2.15.0: the version a reader installs."""
+    return machine["torch"].split("+")[0]
+
+
+def _version_key(label: str):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(label)
+    except InvalidVersion:
+        return Version("0")
+
+
+def other_runs() -> list[dict]:
+    """The censuses of the runs with a named torch (``make test-torch``:
+    build/validation-torch-<version>.json), oldest version first."""
+    found = []
+    for path in sorted(config.BUILD.glob("validation-torch-*.json")):
+        data = _other(path, _mtime(path))
+        if data is not None:
+            found.append(data)
+    return sorted(found, key=lambda d: _version_key(torch_label(d["machine"])))
+
+
+@functools.lru_cache(maxsize=8)
+def _other(path: Path, mtime: float | None) -> dict | None:
+    return census.load(path, prune=False) if mtime is not None else None
+
+
+def site_torch() -> str | None:
+    """The torch release this build of the site is for (``DEVGUIDE_SITE_TORCH=2.15``,
+    set by the deploy job for each of its mike versions): its run comes first."""
+    return os.environ.get("DEVGUIDE_SITE_TORCH") or None
+
+
+def cpu_runs(data: dict, recorded: bool) -> list[tuple[str, dict | None, dict | None]]:
+    """(torch version, census, hashes to match) of every CPU run to show: the
+    census of ``make test`` (None while none is recorded: its column says "not
+    run") and each ``make test-torch`` run of another version, whose results count
+    only for blocks whose hash (code, marks, outputs) in the pages as they are now
+    is still the one that ran.
+    The site's own version (``site_torch``) first, then by version."""
+    primary = torch_label(data["machine"]) if recorded else config.pinned_torch()
+    runs = [(primary, data if recorded else None, None)]
+    by_page: dict[str, dict[int, str | None]] = defaultdict(dict)  # page → line → hash now
+    for f in (_sources() if recorded else data)["fences"]:
+        by_page[f["page"]][f["line"]] = f.get("sha")
+    for other in other_runs():
+        label = torch_label(other["machine"])
+        if label != primary and label not in {r[0] for r in runs}:
+            runs.append((label, other, by_page))
+    runs.sort(key=lambda r: _version_key(r[0]))
+    mine = site_torch()
+    if mine:
+        runs.sort(key=lambda r: not (r[0] == mine or r[0].startswith(mine + ".")))
+    return runs
+
+
+def run_status(run: dict, shas: dict | None, page: str | None = None) -> Counter:
+    """passed / failed / skipped / changed blocks of a run (of one page when named)."""
+    c = Counter()
+    for f in run["fences"]:
+        if page is not None and f["page"] != page:
+            continue
+        status = f.get("status")
+        if status not in ("passed", "failed", "skipped", "build"):
+            continue
+        if shas is not None and f.get("sha") != shas.get(f["page"], {}).get(f["line"]):
+            c["changed"] += status in ("passed", "failed")
+            continue
+        c[status] += 1
+    return c
+
+
 def render(lang: str) -> str:
     t = TEXT[lang]
     data, recorded = load()
     info = data["machine"]
+    runs = cpu_runs(data, recorded)
     lines = [t["run"].format(generated=data["generated"], **info) if recorded else t["none"], ""]
+    for _, run, shas in runs:
+        if shas is None:
+            continue
+        c = run_status(run, shas)
+        lines[-1:] = [
+            t["other_run"].format(
+                generated=run["generated"], torch=run["machine"]["torch"],
+                python=run["machine"].get("python", "?"), accelerator=run["machine"]["accelerator"],
+                passed=c["passed"], failed=c["failed"], skipped=c["skipped"], changed=c["changed"],
+            ),
+            "",
+        ]
     gpu = load_gpu() if info.get("accelerator") != "cuda" else None
     if gpu:
         shas = {(f["page"], f["line"]): f.get("sha") for f in data["fences"]}
@@ -138,7 +241,8 @@ def render(lang: str) -> str:
     )
     if unexecuted:
         lines += [t["unexecuted"].format(mps=unexecuted["mps"], xpu=unexecuted["xpu"]), ""]
-    lines += [t["head"], "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    head = t["head"] + "".join(f" {t['result_head'].format(torch=label)} |" for label, _, _ in runs)
+    lines += [head, "|---|---:|---:|---:|---:|---:|---:|---:|" + "---|" * len(runs)]
     rows: dict[str, Counter] = defaultdict(Counter)
     excused = []
     for f in data["fences"]:
@@ -170,12 +274,20 @@ def render(lang: str) -> str:
     total = Counter()
     for page, c in sorted(rows.items()):
         total.update(c)
-        if not recorded or not c["ran"]:
-            result = t["not_run"]
-        elif c["failed"]:
-            result = t["failed"].format(n=c["failed"])
-        else:
-            result = t["ok"]
+        results = []
+        for _, run, shas in runs:
+            if run is None:
+                results.append(t["not_run"])
+                continue
+            r = c if shas is None else run_status(run, shas, f"docs/{lang}/{page}")
+            ran = c["ran"] if shas is None else r["passed"] + r["failed"] + r["build"]
+            if not ran:
+                # e.g. a page whose only block shows the pinned version (skipped on another torch)
+                results.append(t["skipped"].format(n=r["skipped"]) if r["skipped"] else t["not_run"])
+            elif r["failed"]:
+                results.append(t["failed"].format(n=r["failed"]))
+            else:
+                results.append(t["ok"])
         cuda = str(c["cuda"])
         if c["cuda"] and info.get("accelerator") != "cuda":
             cuda += f" ({t['pending']})"
@@ -185,12 +297,12 @@ def render(lang: str) -> str:
         ]
         lines.append(
             f"| [{page}]({page}) | {c['cpu']} | {cuda} | {' | '.join(other)} | {c['excused']} "
-            f"| {c['output']} | {c['notebook']} | {result} |"
+            f"| {c['output']} | {c['notebook']} | " + " | ".join(results) + " |"
         )
     lines.append(
         f"| {t['total']} | {total['cpu']} | {total['cuda']} "
         f"| {' | '.join(str(total[kind]) for kind in OTHER_DEVICES)} | {total['excused']} "
-        f"| {total['output']} | {total['notebook']} | |"
+        f"| {total['output']} | {total['notebook']} |" + " |" * len(runs)
     )
     if excused:
         lines += ["", f"### {t['excused']} {{ #excused }}", ""]
@@ -198,6 +310,40 @@ def render(lang: str) -> str:
             page = PurePosixPath(f["page"])
             lines.append(f"- `{PurePosixPath(*page.parts[2:])}:{f['line']}` ({f['language']}): {f['reason']}")
     return "\n".join(lines)
+
+
+def versions_summary() -> list[str]:
+    """``python -m devguide census --versions``: each torch version's CPU run (passed,
+    failed, skipped), then every block that did not pass on all of them, with its
+    result on each."""
+    data, recorded = load()
+    runs = cpu_runs(data, recorded)
+    lines, per_block = [], defaultdict(dict)
+    for label, run, shas in runs:
+        if run is None:
+            lines.append(f"torch {label}: no run recorded (make test writes build/validation.json)")
+            continue
+        c = run_status(run, shas)
+        lines.append(
+            f"torch {label} ({run['machine']['torch']}, {run['generated']}): {c['passed']} blocks passed, "
+            f"{c['failed']} failed, {c['skipped']} skipped" + (f", {c['changed']} changed since" if c["changed"] else "")
+        )
+        for f in run["fences"]:
+            if f["kind"] in ("python", "bash") and f.get("status"):
+                changed = shas is not None and shas.get(f["page"], {}).get(f["line"]) != f.get("sha")
+                status = "changed since" if changed else f["status"]
+                reason = f" ({f['skip_reason']})" if status == "skipped" and f.get("skip_reason") else ""
+                per_block[f["page"], f["line"]][label] = status + reason
+    labels = [label for label, run, _ in runs if run is not None]
+    uneven = [
+        (key, found) for key, found in sorted(per_block.items())
+        if any(found.get(label, "not run").split(" ")[0] != "passed" for label in labels)
+    ]
+    if uneven and len(labels) > 1:
+        lines.append("blocks that did not pass on every version:")
+        for (page, line), found in uneven:
+            lines.append(f"  {page}:{line}  " + "; ".join(f"{label} {found.get(label, 'not run')}" for label in labels))
+    return lines
 
 
 def gpu_dir() -> Path:
@@ -255,13 +401,20 @@ def badge(lang: str, src: str) -> str | None:
     ran, failed, cuda = page_status(data, src)
     if not ran:
         return None
-    parts = [
-        t["badge"].format(
-            n=ran,
-            torch=data["machine"]["torch"].split("+")[0],
-            cpu='<span class="failed">✗</span>' if failed else '<span class="ok">✓</span>',
-        )
-    ]
+    versions = []
+    for label, run, shas in cpu_runs(data, recorded):
+        if shas is None:
+            v_ran, v_failed = ran, failed
+        else:
+            v_ran, v_failed, _ = page_status(run, src, shas.get(src, {}))
+        if not v_ran:
+            continue
+        mark = '<span class="failed">✗</span>' if v_failed else '<span class="ok">✓</span>'
+        part = t["badge_version"].format(torch=label, mark=mark)
+        if v_ran < ran:
+            part += " " + t["badge_some"].format(n=v_ran)
+        versions.append(part)
+    parts = [t["badge"].format(n=ran, versions=t["versions_sep"].join(versions))]
     if cuda:
         gpu = load_gpu()
         if data["machine"]["accelerator"] == "cuda":

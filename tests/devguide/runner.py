@@ -187,6 +187,9 @@ def _run_python(job: dict) -> None:
     # output depends on randomness seeds it itself (all pass with no harness seed).
     warnings.simplefilter("error", DeprecationWarning)
     warnings.simplefilter("error", FutureWarning)
+    # torch announces some deprecations as a plain UserWarning ("… is deprecated");
+    # the message (matched from its start, ignoring case) fails those too
+    warnings.filterwarnings("error", message=r".*\bdeprecat")
     code = running.compiled(running.Block.from_job(job))  # also feeds linecache: page lines in tracebacks
     main = types.ModuleType("__main__")  # functions defined in the block pickle
     sys.modules["__main__"] = main

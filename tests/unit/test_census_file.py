@@ -64,3 +64,73 @@ def test_the_report_never_links_a_page_that_is_gone(tmp_path, monkeypatch):
         text = report.render("zh")
     assert "removed/page.md" not in text
     report._recorded.cache_clear()
+
+
+def _runs(tmp_path, monkeypatch, second_failed=(), second_changed=()):
+    """A pinned run and a make test-torch run (torch 2.15.0) where every block passed,
+    but for the (page, line)s named; the report and badges read them from tmp_path."""
+    first = sources()
+    for f in first["fences"]:
+        if f["kind"] in ("python", "bash"):
+            f["status"] = "passed"
+    first["machine"] = {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu", "torch_mode": "pinned"}
+    second = copy.deepcopy(first)
+    second["machine"] = dict(first["machine"], torch="2.15.0+cu132", torch_mode="named")
+    for f in second["fences"]:
+        if (f["page"], f["line"]) in second_failed:
+            f["status"] = "failed"
+        if (f["page"], f["line"]) in second_changed:
+            f["sha"] = "0" * 16
+    monkeypatch.setattr(config, "BUILD", tmp_path)
+    monkeypatch.setattr(config, "VALIDATION_JSON", census.write(first, tmp_path / "validation.json"))
+    census.write(second, tmp_path / "validation-torch-2.15.0.json")
+    report._recorded.cache_clear()
+    report._other.cache_clear()
+    return first
+
+
+def _first_block(data, lang="en"):
+    return next(f for f in data["fences"] if f["kind"] == "python" and f["page"].startswith(f"docs/{lang}/"))
+
+
+def test_the_report_has_a_column_per_torch_version(tmp_path, monkeypatch):
+    data = _runs(tmp_path, monkeypatch)
+    block = _first_block(data)
+    text = report.render("en")
+    assert "| torch 2.13.0 (CPU) | torch 2.15.0 (CPU) |" in text
+    assert "Another test run (`make test-torch`)" in text and "torch 2.15.0+cu132" in text
+    row = next(line for line in text.splitlines() if line.startswith(f"| [{block['page'].split('/', 2)[2]}]"))
+    assert row.endswith("| ✓ | ✓ |")
+    report._recorded.cache_clear()
+
+
+def test_a_badge_names_every_version_its_blocks_passed_on(tmp_path, monkeypatch):
+    data = _runs(tmp_path, monkeypatch)
+    page = _first_block(data)["page"]
+    line = report.badge("en", page)
+    assert "validated on CPU with torch 2.13.0 <span class=\"ok\">✓</span>, torch 2.15.0 <span class=\"ok\">✓</span>" in line
+    monkeypatch.setenv("DEVGUIDE_SITE_TORCH", "2.15")  # the /2.15/ site names its own version first
+    assert "with torch 2.15.0 <span class=\"ok\">✓</span>, torch 2.13.0" in report.badge("en", page)
+    report._recorded.cache_clear()
+
+
+def test_a_failure_or_a_changed_block_of_the_second_run_shows(tmp_path, monkeypatch):
+    data = sources()
+    first = _first_block(data)
+    same_page = [f for f in data["fences"] if f["page"] == first["page"] and f["kind"] in ("python", "bash")]
+    _runs(tmp_path, monkeypatch, second_failed={(first["page"], first["line"])})
+    assert "torch 2.15.0 <span class=\"failed\">✗</span>" in report.badge("en", first["page"])
+    if len(same_page) > 1:  # a block changed since the 2.15 run no longer counts for it
+        _runs(tmp_path, monkeypatch, second_changed={(first["page"], first["line"])})
+        assert f"({len(same_page) - 1} of them)" in report.badge("en", first["page"])
+    report._recorded.cache_clear()
+
+
+def test_the_census_names_the_versions_each_block_passed_on(tmp_path, monkeypatch):
+    first = _first_block(sources())
+    _runs(tmp_path, monkeypatch, second_failed={(first["page"], first["line"])})
+    lines = report.versions_summary()
+    assert lines[0].startswith("torch 2.13.0 (2.13.0+cpu, ") and " 0 failed" in lines[0]
+    assert lines[1].startswith("torch 2.15.0 (2.15.0+cu132, ") and " 1 failed" in lines[1]
+    assert f"  {first['page']}:{first['line']}  2.13.0 passed; 2.15.0 failed" in lines
+    report._recorded.cache_clear()

@@ -185,6 +185,14 @@ def test_deprecation_warnings_fail_a_block(tmp_path):
         running.run_python(block)
 
 
+def test_a_deprecation_announced_as_a_user_warning_fails_a_block(tmp_path):
+    """torch says some deprecations with a plain UserWarning: the message counts."""
+    p = page(tmp_path, "'''python\nimport warnings\nwarnings.warn('f() is Deprecated, use g()')\n'''\n")
+    (block,) = pages.page_blocks(p)
+    with pytest.raises(running.BlockFailure, match=r"UserWarning: f\(\) is Deprecated"):
+        running.run_python(block)
+
+
 def test_cuda_blocks_are_api_checked(tmp_path):
     p = page(tmp_path, """\
         <!--pytest.mark.cuda-->
