@@ -1,0 +1,300 @@
+"""The site search benchmark (tests/site/search_queries.toml) in Chromium.
+
+Shared by the site tests (tests/site/test_search.py: one page per language runs
+every query) and ``make bench`` (``python -m devguide bench``, or
+``python -m devguide search-bench [SITE]`` for the search numbers alone).
+
+Queries run through Material's own search box: the value is set, a keyup
+sent (what Material listens to), and the answer read from the rendered result
+list as soon as the search worker has answered exactly that query. An init
+script (``HOOK``) wraps the page's ``Worker`` to see those answers; nothing in
+the site itself is there for the tests.
+"""
+
+from __future__ import annotations
+
+import gzip
+import statistics
+import time
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from devguide import config
+
+QUERIES = config.REPO / "tests" / "site" / "search_queries.toml"
+KINDS = ("question", "colloquial", "keyword", "api", "error", "mixed", "typo")
+TOP3_BUDGET = 0.90  # share of a language's active queries with an acceptable page in the top three
+
+# Installed before any page script: records when the reader last touched the
+# search box and when the worker's answer to each query has been rendered
+# (Material renders in the worker's message handler; ours runs after it).
+HOOK = """
+(() => {
+  const Native = window.Worker;
+  if (!Native || Native.__devguide) return;
+  const state = window.__devguideSearch = { ready: false, answered: [], latency: {}, firstTouch: null, firstResult: null };
+  let typed = { value: null, at: 0 };
+  document.addEventListener("keyup", ev => {
+    if (ev.target && ev.target.matches && ev.target.matches("input.md-search__input")) typed = { value: ev.target.value, at: performance.now() };
+  }, true);
+  document.addEventListener("focusin", ev => {
+    if (state.firstTouch === null && ev.target && ev.target.matches && ev.target.matches("input.md-search__input")) state.firstTouch = performance.now();
+  }, true);
+  function Wrapped(url, options) {
+    const worker = new Native(url, options);
+    worker.addEventListener("message", ev => {
+      const data = ev.data || {};
+      if (data.type === 1) state.ready = true;
+      if (data.type !== 3) return;
+      setTimeout(() => {
+        const now = performance.now();
+        if (typed.value === data.query) state.latency[data.query] = now - typed.at;
+        if (data.query && state.firstResult === null && data.data.items.length) state.firstResult = now;
+        state.answered.push(data.query);
+        document.dispatchEvent(new CustomEvent("devguide:search", { detail: data.query }));
+      }, 0);
+    });
+    return worker;
+  }
+  Wrapped.prototype = Native.prototype;
+  Wrapped.__devguide = true;
+  window.Worker = Wrapped;
+})();
+"""
+
+# Runs one query in the open page; resolves to the rendered results: one list of
+# links per result item (its page first, then its sections).
+RUN = """
+async (query) => {
+  const box = document.querySelector("input.md-search__input");
+  const answer = q => new Promise(resolve => {
+    const seen = ev => { if (ev.detail === q) { document.removeEventListener("devguide:search", seen); resolve(); } };
+    document.addEventListener("devguide:search", seen);
+  });
+  const send = async q => {
+    const done = answer(q);
+    box.value = q;
+    box.dispatchEvent(new KeyboardEvent("keyup", { bubbles: true }));
+    await done;
+  };
+  if (box.value === query) await send("");
+  const started = performance.now();
+  await send(query);
+  const ms = performance.now() - started;
+  const items = Array.from(document.querySelectorAll(".md-search-result__item")).map(
+    li => Array.from(li.querySelectorAll("a.md-search-result__link")).map(a => a.href));
+  return { items, ms };
+}
+"""
+
+
+@dataclass
+class Query:
+    lang: str
+    kind: str
+    q: str
+    pages: list[str]
+    source: str
+    later: str | None = None
+    waiting: bool = False  # its answer is a page not written yet
+    must: bool = False
+    line: int = 0
+    got: list[str] = field(default_factory=list)
+
+    @property
+    def rank(self) -> int | None:
+        return next((i + 1 for i, p in enumerate(self.got[:5]) if p in self.pages), None)
+
+
+def later_pages(topics: dict[str, list[str]], lang: str, root: Path) -> dict[str, list[str]]:
+    """For each topic of [later], the URL paths of its pages that exist now."""
+    docs = root / "docs" / lang
+    found = {}
+    for topic, globs in topics.items():
+        paths = sorted({p for g in globs for p in docs.glob(g) if p.is_file()})
+        found[topic] = [p.relative_to(docs).with_suffix("").as_posix() + "/" for p in paths]
+    return found
+
+
+def load(path: Path = QUERIES, root: Path = config.REPO) -> list[Query]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    lines = [i + 1 for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if line.strip() == "[[query]]"]
+    topics = data.get("later", {})
+    out = []
+    for entry, line in zip(data["query"], lines, strict=True):
+        unknown = set(entry) - {"lang", "kind", "q", "pages", "later", "source", "must"}
+        assert not unknown, f"{path}:{line}: unknown fields {sorted(unknown)}"
+        assert entry["kind"] in KINDS, f"{path}:{line}: kind {entry['kind']!r} is not one of {KINDS}"
+        later = entry.get("later")
+        assert later is None or later in topics, f"{path}:{line}: later = {later!r} is not a topic of [later]"
+        pages = list(entry.get("pages", []))
+        if later:
+            pages += later_pages({later: topics[later]}, entry["lang"], root)[later]
+        out.append(Query(lang=entry["lang"], kind=entry["kind"], q=entry["q"], pages=pages,
+                         source=entry.get("source", ""), later=later, waiting=not pages,
+                         must=entry.get("must", False), line=line))
+    return out
+
+
+def active(queries: list[Query], lang: str | None = None) -> list[Query]:
+    return [q for q in queries if not q.waiting and (lang is None or q.lang == lang)]
+
+
+def root_url(server: str, lang: str) -> str:
+    return server + "/" + config.url_prefix(lang)
+
+
+def open_search(context, server: str, lang: str):
+    """A page of the ``lang`` site with the search worker ready."""
+    page = context.new_page()
+    page.add_init_script(HOOK)
+    page.goto(root_url(server, lang))
+    page.locator("input.md-search__input").click()
+    page.wait_for_function("() => window.__devguideSearch && window.__devguideSearch.ready", timeout=20_000)
+    return page
+
+
+def page_paths(items: list[list[str]], root: str) -> list[str]:
+    return [links[0].split("#")[0].split("?")[0].removeprefix(root) for links in items if links]
+
+
+def run(page, server: str, queries: list[Query]) -> list[Query]:
+    """Run each query in ``page`` (one language); fills ``got`` (result pages in order)."""
+    for q in queries:
+        answer = page.evaluate(RUN, q.q)
+        q.got = page_paths(answer["items"], root_url(server, q.lang))
+    return queries
+
+
+def misses(queries: list[Query]) -> list[str]:
+    return [f"  {q.lang} {q.kind:<10} {q.q!r} (line {q.line}): top three {q.got[:3]}, expected one of {q.pages}"
+            for q in queries if not (q.rank and q.rank <= 3)]
+
+
+def table(queries: list[Query]) -> list[str]:
+    """top-1, top-3, MRR@5 and empty answers per language and kind."""
+    rows = defaultdict(list)
+    for q in queries:
+        rows[(q.lang, "all")].append(q)
+        rows[(q.lang, q.kind)].append(q)
+    out = [f"  {'lang':<5}{'kind':<12}{'n':>4}{'top-1':>8}{'top-3':>8}{'MRR@5':>8}{'empty':>7}"]
+    for lang in config.LANGUAGES:
+        for kind in ("all", *KINDS):
+            group = rows.get((lang, kind))
+            if not group:
+                continue
+            n = len(group)
+            top1 = sum(q.rank == 1 for q in group) / n
+            top3 = sum(bool(q.rank and q.rank <= 3) for q in group) / n
+            mrr = sum(1 / q.rank if q.rank else 0 for q in group) / n
+            empty = sum(not q.got for q in group)
+            out.append(f"  {lang:<5}{kind:<12}{n:>4}{top1:>8.0%}{top3:>8.0%}{mrr:>8.2f}{empty:>7}")
+    return out
+
+
+# ------------------------------------------------------------------ speed and bytes
+
+def typed(page, query: str) -> float:
+    """Type ``query`` into the real box (fill, then End: CJK needs a key event);
+    milliseconds from that last keystroke to its results on screen."""
+    box = page.locator("input.md-search__input")
+    box.fill("")
+    box.press("End")
+    page.wait_for_function("() => window.__devguideSearch.answered.includes('')")
+    page.evaluate("() => { window.__devguideSearch.answered = []; }")
+    box.fill(query)
+    box.press("End")
+    page.wait_for_function("q => window.__devguideSearch.answered.includes(q)", arg=query)
+    return page.evaluate("q => window.__devguideSearch.latency[q]", query)
+
+
+def cold(browser, server: str, lang: str, query: str) -> tuple[float, int, int]:
+    """A fresh browser context (empty cache): the page loads, the reader clicks the
+    box and types ``query``. Returns (ms from the click to the first result on
+    screen, gzip bytes the search needed: its worker, index and anything asked
+    for after the click, gzip bytes of the page load before it)."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(HOOK)
+    bodies = []
+    touched = []
+    page.on("response", lambda r: bodies.append((r.url, bool(touched), r)))
+    page.goto(root_url(server, lang), wait_until="networkidle")
+    touched.append(True)
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill(query)
+    box.press("End")
+    page.wait_for_function("() => window.__devguideSearch.firstResult !== null", timeout=20_000)
+    ms = page.evaluate("() => window.__devguideSearch.firstResult - window.__devguideSearch.firstTouch")
+    search_bytes = page_bytes = 0
+    for url, after, response in bodies:
+        try:
+            size = len(gzip.compress(response.body())) if response.ok else 0
+        except Exception:  # noqa: BLE001 - a response without a body (redirect)
+            size = 0
+        if after or "search-worker" in url:
+            search_bytes += size
+        else:
+            page_bytes += size
+    context.close()
+    return ms, search_bytes, page_bytes
+
+
+WARM_QUERIES = {
+    "zh": ["锁页内存", "怎么把模型放到GPU上", "torch.cuda.synchronize", "多卡训练", "爆显存了怎么办",
+           "Expected all tensors to be on the same device", "non_blocking", "dataloder多进程"],
+    "en": ["pinned memory", "how to move model to gpu", "torch.cuda.synchronize", "data loader",
+           "multi gpu", "Expected all tensors to be on the same device", "set_to_none", "pinnned memory"],
+}
+
+
+def speed(browser, server: str, lang: str, rounds: int = 3) -> dict[str, float]:
+    colds = [cold(browser, server, lang, WARM_QUERIES[lang][i % 2]) for i in range(rounds)]
+    context = browser.new_context()
+    page = open_search(context, server, lang)
+    warm = [typed(page, q) for q in WARM_QUERIES[lang] for _ in range(2)]
+    context.close()
+    return {
+        "warm_median_ms": statistics.median(warm),
+        "warm_max_ms": max(warm),
+        "cold_median_ms": statistics.median(c[0] for c in colds),
+        "search_kb_gzip": colds[0][1] / 1e3,
+        "page_kb_gzip": colds[0][2] / 1e3,
+    }
+
+
+def main(site_dir: Path | None = None) -> int:
+    """Print the benchmark and the speed numbers for a built site."""
+    from playwright.sync_api import sync_playwright
+
+    from devguide import site
+
+    site_dir = site_dir or config.SITE
+    queries = load()
+    started = time.perf_counter()
+    with site.serve(site_dir) as server, sync_playwright() as p:
+        browser = site.launch(p)
+        numbers = {}
+        for lang in config.LANGUAGES:
+            context = browser.new_context()
+            run(open_search(context, server, lang), server, active(queries, lang))
+            context.close()
+            numbers[lang] = speed(browser, server, lang)
+        browser.close()
+    ran = active(queries)
+    waiting = [q for q in queries if q.waiting]
+    print(f"search benchmark: {len(ran)} queries ({sum(q.lang == 'zh' for q in ran)} zh), "
+          f"{len(waiting)} waiting for pages not written yet; {time.perf_counter() - started:.1f} s")
+    print("\n".join(table(ran)))
+    for lang, n in numbers.items():
+        print(f"  {lang}: warm {n['warm_median_ms']:.0f} ms median (max {n['warm_max_ms']:.0f}) budget 50 ms; "
+              f"cold {n['cold_median_ms']:.0f} ms budget 300 ms; search bytes {n['search_kb_gzip']:.0f} kB gzip "
+              f"budget 150 kB (the page itself: {n['page_kb_gzip']:.0f} kB gzip)")
+    missed = misses(ran)
+    if missed:
+        print("not in the top three:")
+        print("\n".join(missed))
+    return 0
