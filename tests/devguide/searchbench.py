@@ -101,7 +101,8 @@ class Query:
     waiting: bool = False  # its answer is a page not written yet
     must: bool = False
     line: int = 0
-    got: list[str] = field(default_factory=list)
+    got: list[str] = field(default_factory=list)  # result pages, in order
+    links: list[str] = field(default_factory=list)  # every result link (pages and sections)
 
     @property
     def rank(self) -> int | None:
@@ -165,12 +166,19 @@ def run(page, server: str, queries: list[Query]) -> list[Query]:
     for q in queries:
         answer = page.evaluate(RUN, q.q)
         q.got = page_paths(answer["items"], root_url(server, q.lang))
+        q.links = [link for item in answer["items"] for link in item]
     return queries
 
 
+def miss(q: Query) -> str:
+    """'' when an acceptable page is in the top three, else what came instead."""
+    if q.rank and q.rank <= 3:
+        return ""
+    return f"  {q.lang} {q.kind:<10} {q.q!r} (line {q.line}): top three {q.got[:3]}, expected one of {q.pages}"
+
+
 def misses(queries: list[Query]) -> list[str]:
-    return [f"  {q.lang} {q.kind:<10} {q.q!r} (line {q.line}): top three {q.got[:3]}, expected one of {q.pages}"
-            for q in queries if not (q.rank and q.rank <= 3)]
+    return [m for m in map(miss, queries) if m]
 
 
 def table(queries: list[Query]) -> list[str]:
@@ -200,9 +208,11 @@ def typed(page, query: str) -> float:
     """Type ``query`` into the real box (fill, then End: CJK needs a key event);
     milliseconds from that last keystroke to its results on screen."""
     box = page.locator("input.md-search__input")
-    box.fill("")
-    box.press("End")
-    page.wait_for_function("() => window.__devguideSearch.answered.includes('')")
+    if box.input_value():
+        page.evaluate("() => { window.__devguideSearch.answered = []; }")
+        box.fill("")
+        box.press("End")
+        page.wait_for_function("() => window.__devguideSearch.answered.includes('')")
     page.evaluate("() => { window.__devguideSearch.answered = []; }")
     box.fill(query)
     box.press("End")

@@ -34,7 +34,6 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-
 WORKER = "assets/javascripts/search-worker.js"
 MATERIAL_WORKER = re.compile(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js")
 
@@ -68,7 +67,7 @@ def slim(docs: list[dict]) -> list[dict]:
             share[n] = share.get(n, 0) + 1 / len(pages)
     seen: dict[str, set[str]] = {}
     out = []
-    for doc, names in zip(docs, per_doc):
+    for doc, names in zip(docs, per_doc, strict=True):
         text = re.sub(r"\s{2,}", " ", PRE.sub(" ", doc["text"])).strip()
         prose = doc["title"] + " " + text
         page = seen.setdefault(doc["location"].split("#")[0], set())
@@ -97,7 +96,7 @@ def glossary_synonyms(docs_dir: Path) -> dict[str, list[str]]:
         en_terms = [t.strip() for t in cells[1].split(" / ")]
         if len(zh_terms) != len(en_terms):
             en_terms = [cells[1]] * len(zh_terms)
-        for zh, en in zip(zh_terms, en_terms):
+        for zh, en in zip(zh_terms, en_terms, strict=True):
             main, _, aliases = zh.partition("（")
             main = main.strip()
             if not main or not re.search(r"[\u4e00-\u9fff]", main):
