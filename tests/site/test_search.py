@@ -94,9 +94,9 @@ def test_pasted_error_messages_find_their_section(search_page, server, lang):
     page = search_page(lang)
     root = searchbench.root_url(server, lang)
     misses = []
-    for message, anchor in sections:
+    answers = page.evaluate(searchbench.RUN, [message[:60] for message, _ in sections])
+    for (message, anchor), items in zip(sections, answers, strict=True):
         query = message[:60]
-        items = page.evaluate(searchbench.RUN, query)["items"]
         top = searchbench.page_paths(items, root)[:3]
         links = [link for item in items for link in item]
         section = any("/reference/errors/" in h and h.endswith(f"#{anchor}") for h in links)

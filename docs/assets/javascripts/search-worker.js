@@ -32,10 +32,13 @@
 
   // ------------------------------------------------------------------ words
 
-  var HAN = /\p{sc=Han}/u;
+  // Chinese characters (the index keeps jieba's words apart with spaces)
+  var HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
   // a Han run, or a Latin word with its inner joiners (torch.cuda.synchronize,
   // set_to_none, device-side, float16)
-  var WORD = /(\p{sc=Han}+)|([A-Za-z0-9_\u00C0-\u024F]+(?:[.\-][A-Za-z0-9_\u00C0-\u024F]+)*)/gu;
+  var WORD = /([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)|([A-Za-z0-9_\u00C0-\u024F]+(?:[.\-][A-Za-z0-9_\u00C0-\u024F]+)*)/g;
+  // spaces between Chinese characters or punctuation (jieba's word breaks) are not shown
+  var CJK_GAP = /([\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef](?:<\/mark>)?) +(?=(?:<mark>)?[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef])/g;
   var NUMBERISH = /^(?:\d+(?:[._]\d+)*|0x[0-9a-f]+|\d+(?:x\d+)+|\d+[a-z]{1,3})$/;  // 20.00, 0x7f, 32x2048, 12gb
 
   var STOP_EN = new Set((
@@ -134,17 +137,29 @@
 
   var CAMEL = /([a-z0-9])(?=[A-Z])|([A-Z])(?=[A-Z][a-z])/g;
 
+  function lowerLetters(w) {
+    for (var i = 0; i < w.length; i++) {
+      var c = w.charCodeAt(i);
+      if (c < 97 || c > 122) return false;
+    }
+    return true;
+  }
+
+  // A light English stemmer, the same for pages and queries: tensors → tensor,
+  // loading/loaded/loader → load, synchronize(d) → synchroniz, pinned → pin
   function stem(w) {
-    if (w.length < 4 || /[^a-z]/.test(w)) return w;
-    var cut = false;
-    if (/ies$/.test(w) && w.length > 4) return w.slice(0, -3) + "y";
-    if (/(ss|x|z|ch|sh)es$/.test(w)) { w = w.slice(0, -2); }
-    else if (/s$/.test(w) && !/(ss|us|is)$/.test(w)) { w = w.slice(0, -1); }
-    if (w.length > 5 && /ing$/.test(w)) { w = w.slice(0, -3); cut = true; }
-    else if (w.length > 4 && /ed$/.test(w)) { w = w.slice(0, -2); cut = true; }
-    else if (w.length > 5 && /er$/.test(w)) { w = w.slice(0, -2); }
-    if (cut && /([bdgkmnprt])\1$/.test(w)) w = w.slice(0, -1);
-    if (w.length > 4 && /e$/.test(w)) w = w.slice(0, -1);
+    if (w.length < 4 || !lowerLetters(w)) return w;
+    var cut = false, n;
+    if (w.length > 4 && w.endsWith("ies")) return w.slice(0, -3) + "y";
+    if (w.endsWith("es") && (w.endsWith("sses") || w.endsWith("xes") || w.endsWith("zes") ||
+        w.endsWith("ches") || w.endsWith("shes"))) w = w.slice(0, -2);
+    else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);
+    if (w.length > 5 && w.endsWith("ing")) { w = w.slice(0, -3); cut = true; }
+    else if (w.length > 4 && w.endsWith("ed")) { w = w.slice(0, -2); cut = true; }
+    else if (w.length > 5 && w.endsWith("er")) w = w.slice(0, -2);
+    n = w.length;
+    if (cut && n > 1 && w[n - 1] === w[n - 2] && "bdgkmnprt".indexOf(w[n - 1]) >= 0) w = w.slice(0, -1);
+    if (w.length > 4 && w.endsWith("e")) w = w.slice(0, -1);
     return w;
   }
 
@@ -157,6 +172,9 @@
   }
 
   function analyseWord(word) {
+    // most words: letters only, lower case or capitalised
+    var rest = word.charCodeAt(0) >= 65 && word.charCodeAt(0) <= 90 ? word.slice(1) : word;
+    if (lowerLetters(rest)) return { whole: null, suffixes: [], parts: [stem(word.toLowerCase())] };
     var lower = word.toLowerCase().replace(/-/g, "_").replace(/^[_.]+|[_.]+$/g, "");
     var pieces = word.replace(CAMEL, "$1$2 ").split(/[\s._\-]+/)
       .map(function (p) { return p.toLowerCase(); })
@@ -168,100 +186,190 @@
     return { whole: lower, suffixes: suffixes, parts: pieces.map(stem) };
   }
 
-  // Text of an index entry (HTML) → plain text
-  var ENTITIES = { amp: "&", lt: "<", gt: ">", quot: "\"", "#39": "'", nbsp: " " };
-  function plain(html) {
-    return html.replace(/<[^>]*>/g, " ").replace(/&(amp|lt|gt|quot|#39|nbsp);/g, function (_, e) {
-      return ENTITIES[e];
-    });
-  }
-
-  // Index terms of a text (Han words as jieba cut them), each passed to add(term)
-  function eachTerm(text, add) {
-    WORD.lastIndex = 0;
-    var m;
-    while ((m = WORD.exec(text))) {
-      if (m[1]) { add(m[1], true); continue; }
-      var a = analyse(m[2]);
-      if (a.whole) {
-        add(a.whole, false);
-        for (var i = 0; i < a.suffixes.length; i++) add(a.suffixes[i], false);
-      }
-      for (var j = 0; j < a.parts.length; j++) if (a.parts[j].length > 1) add(a.parts[j], false);
-    }
-  }
-
   // ------------------------------------------------------------------ index
 
   var W_TITLE = 5, W_PAGE = 1.5, W_TEXT = 1, W_CODE = 0.6;
   var K1 = 1.2, B = 0.5;
 
   var docs = [];         // index entries, with .page (index of the page's first entry)
-  var postings = new Map();  // term → [doc, weighted tf, title flags, …]
+  var ids = new Map();   // term → id
+  var names = [];        // id → term
+  // postings of term id: entries postStart[id] … postStart[id + 1] - 1 of postDoc
+  // (the entry) and postTf (the term's weighted count in it)
+  var postStart = new Int32Array(1), postDoc = new Int32Array(0), postTf = new Float32Array(0);
+  var counts = [];       // id → occurrences in titles and text (Chinese words: segmenting queries)
   var lengths = [];
   var avgLength = 1;
-  var hanCount = new Map();  // Han word → occurrences (for segmenting queries)
   var hanTotal = 1;
   var hanMaxLength = 1;
   var latin = [];        // Latin terms, sorted (prefix and spelling matches)
   var segmenter = null;
 
+  var postings = {
+    has: function (term) { return ids.has(term); }
+  };
+  var hanCount = {
+    get: function (term) { var id = ids.get(term); return id === undefined ? 0 : counts[id]; },
+    has: function (term) { var id = ids.get(term); return id !== undefined && counts[id] > 0 && HAN.test(term); }
+  };
+
+  function isHan(c) {
+    return c >= 0x4e00 ? c <= 0x9fff || c >= 0xf900 && c <= 0xfaff : c >= 0x3400 && c <= 0x4dbf;
+  }
+
+  function isWordChar(c) {  // [A-Za-z0-9_\u00C0-\u024F], as in WORD
+    return c >= 97 ? c <= 122 || c >= 0xc0 && c <= 0x24f : c >= 65 ? c <= 90 || c === 95 : c >= 48 && c <= 57;
+  }
+
+  function idOf(term) {
+    var id = ids.get(term);
+    if (id === undefined) {
+      id = names.length;
+      ids.set(term, id);
+      names.push(term);
+      counts.push(0);
+    }
+    return id;
+  }
+
+  // A Latin word's term ids: whole name, its dotted suffixes, its parts
+  var wordIds = new Map();
+  function idsOfWord(word) {
+    var out = wordIds.get(word);
+    if (out) return out;
+    var a = analyse(word);
+    out = [];
+    if (a.whole) {
+      out.push(idOf(a.whole));
+      for (var i = 0; i < a.suffixes.length; i++) out.push(idOf(a.suffixes[i]));
+    }
+    for (var j = 0; j < a.parts.length; j++) if (a.parts[j].length > 1) out.push(idOf(a.parts[j]));
+    wordIds.set(word, out);
+    return out;
+  }
+
+  function grow(array, size) {
+    var bigger = new array.constructor(Math.max(size, array.length * 2));
+    bigger.set(array);
+    return bigger;
+  }
+
   function build(entries) {
     docs = entries;
-    postings = new Map();
-    hanCount = new Map();
+    ids = new Map(); names = []; counts = []; wordIds = new Map();
     lengths = new Array(docs.length);
     var pageFirst = new Map();
     var total = 0;
-    var tf, weight, titleSet, counting;
-    function add(term, han) {
-      tf.set(term, (tf.get(term) || 0) + weight);
-      if (titleSet) titleSet.add(term);
-      if (han && counting) hanCount.set(term, (hanCount.get(term) || 0) + 1);
+    var tf = new Float64Array(1 << 14);     // this entry's weighted count of each term id
+    var touched = new Int32Array(1 << 12), nTouched = 0;
+    var titleIds = [];
+    // (term id, entry, weighted count) of every entry, in entry order
+    var size = 1 << 16, n = 0;
+    var allIds = new Int32Array(size), allDocs = new Int32Array(size), allTf = new Float32Array(size);
+
+    function add(id, weight, title) {
+      if (id >= tf.length) tf = grow(tf, id + 1);
+      if (tf[id] === 0) {
+        if (nTouched === touched.length) touched = grow(touched, 0);
+        touched[nTouched++] = id;
+        if (title) titleIds.push(id);
+      }
+      tf[id] += weight;
     }
+
+    // Adds the terms of an entry's HTML with a weight: Han runs (jieba's words,
+    // the index keeps them apart with spaces) and Latin words as WORD reads
+    // them, skipping tags and entities. A loop over char codes: the index is
+    // built while the reader waits for the first result.
+    function scan(text, weight, count, title) {
+      var n = text.length, i = 0, c, start, id, list, k;
+      while (i < n) {
+        c = text.charCodeAt(i);
+        if (c === 60) {  // <tag>
+          k = text.indexOf(">", i);
+          i = k < 0 ? n : k + 1;
+        } else if (c === 38) {  // &entity;
+          k = text.indexOf(";", i);
+          i = k > i && k - i <= 8 ? k + 1 : i + 1;
+        } else if (isHan(c)) {
+          start = i;
+          while (++i < n && isHan(text.charCodeAt(i)));
+          id = idOf(text.slice(start, i));
+          if (count) counts[id]++;
+          add(id, weight, title);
+        } else if (isWordChar(c)) {
+          start = i++;
+          while (i < n) {
+            c = text.charCodeAt(i);
+            if (isWordChar(c)) i++;
+            else if ((c === 46 || c === 45) && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) i += 2;
+            else break;
+          }
+          list = idsOfWord(text.slice(start, i));
+          for (k = 0; k < list.length; k++) add(list[k], weight, title);
+        } else i++;
+      }
+    }
+
     for (var d = 0; d < docs.length; d++) {
       var doc = docs[d];
       var path = doc.location.split("#")[0];
       if (!pageFirst.has(path)) pageFirst.set(path, d);
       doc.page = pageFirst.get(path);
-      tf = new Map();
-      counting = true;
-      weight = W_TITLE; titleSet = new Set(); eachTerm(plain(doc.title), add);
-      var inTitle = titleSet;
-      titleSet = null;
-      weight = W_TEXT; eachTerm(plain(doc.text), add);
-      counting = false;
-      weight = W_CODE; if (doc.code) eachTerm(doc.code, add);
-      var pageTitle = doc.page === d ? null : docs[doc.page].titleSet;
-      doc.titleSet = inTitle;
-      if (pageTitle) pageTitle.forEach(function (term) { tf.set(term, (tf.get(term) || 0) + W_PAGE); });
+      titleIds = [];
+      scan(doc.title, W_TITLE, true, true);
+      doc.titleIds = titleIds;
+      scan(doc.text, W_TEXT, true, false);
+      if (doc.code) scan(doc.code, W_CODE, false, false);
+      if (doc.page !== d) {
+        var pageTitle = docs[doc.page].titleIds;
+        for (var p = 0; p < pageTitle.length; p++) add(pageTitle[p], W_PAGE, false);
+      }
+      if (n + nTouched > size) {
+        size = Math.max(size * 2, n + nTouched);
+        allIds = grow(allIds, size); allDocs = grow(allDocs, size); allTf = grow(allTf, size);
+      }
       var length = 0;
-      tf.forEach(function (w, term) {
-        var list = postings.get(term);
-        if (!list) postings.set(term, list = []);
-        list.push(d, w, (inTitle.has(term) ? 1 : 0) | (pageTitle && pageTitle.has(term) ? 2 : 0));
-        length += w;
-      });
+      for (var t = 0; t < nTouched; t++) {
+        var id = touched[t];
+        allIds[n] = id; allDocs[n] = d; allTf[n++] = tf[id];
+        length += tf[id];
+        tf[id] = 0;
+      }
+      nTouched = 0;
       lengths[d] = length;
       total += length;
+    }
+    // group by term (a counting sort keeps each term's entries in entry order)
+    var terms = names.length;
+    postStart = new Int32Array(terms + 1);
+    for (var a = 0; a < n; a++) postStart[allIds[a] + 1]++;
+    for (var b = 0; b < terms; b++) postStart[b + 1] += postStart[b];
+    var fill = postStart.slice(0, terms);
+    postDoc = new Int32Array(n);
+    postTf = new Float32Array(n);
+    for (var e = 0; e < n; e++) {
+      var at = fill[allIds[e]]++;
+      postDoc[at] = allDocs[e];
+      postTf[at] = allTf[e];
     }
     avgLength = total / Math.max(1, docs.length);
     hanTotal = 0;
     hanMaxLength = 1;
-    hanCount.forEach(function (n, w) { hanTotal += n; if (w.length > hanMaxLength) hanMaxLength = w.length; });
-    hanMaxLength = Math.min(hanMaxLength, 8);
     latin = [];
-    postings.forEach(function (_, term) { if (!HAN.test(term)) latin.push(term); });
-    latin.sort();
-    if (typeof Intl !== "undefined" && Intl.Segmenter) {
-      segmenter = new Intl.Segmenter("zh", { granularity: "word" });
-      Array.from(segmenter.segment("预热分词器"));  // loads the word data now, not on the first query
+    for (var m = 0; m < terms; m++) {
+      if (isHan(names[m].charCodeAt(0))) {
+        hanTotal += counts[m];
+        if (names[m].length > hanMaxLength) hanMaxLength = names[m].length;
+      } else latin.push(names[m]);
     }
+    hanMaxLength = Math.min(hanMaxLength, 8);
+    latin.sort();
   }
 
   function df(term) {
-    var list = postings.get(term);
-    return list ? list.length / 3 : 0;
+    var id = ids.get(term);
+    return id === undefined ? 0 : postStart[id + 1] - postStart[id];
   }
 
   function idf(term) {
@@ -468,11 +576,11 @@
 
   function termScores(alts, into) {
     for (var a = 0; a < alts.length; a++) {
-      var list = postings.get(alts[a].t);
-      if (!list) continue;
+      var id = ids.get(alts[a].t);
+      if (id === undefined) continue;
       var weight = alts[a].w * idf(alts[a].t);
-      for (var i = 0; i < list.length; i += 3) {
-        var d = list[i], tf = list[i + 1];
+      for (var i = postStart[id]; i < postStart[id + 1]; i++) {
+        var d = postDoc[i], tf = postTf[i];
         var s = weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[d] / avgLength));
         if (!(into.get(d) >= s)) into.set(d, s);
       }
@@ -610,23 +718,23 @@
         var hit = {};
         known.forEach(function (g) {
           hit[g.label] = groupTerms(g).some(function (t) {
-            var post = postings.get(t);
-            if (!post) return false;
-            for (var i = 0; i < post.length; i += 3) if (post[i] === s.d) return true;
+            var id = ids.get(t);
+            if (id === undefined) return false;
+            for (var i = postStart[id]; i < postStart[id + 1]; i++) if (postDoc[i] === s.d) return true;
             return false;
           });
         });
         return {
           location: doc.location,
-          title: mark(doc.title, terms),
-          text: teaser(doc.text, terms),
+          title: mark(doc.title, terms).replace(CJK_GAP, "$1"),
+          text: teaser(doc.text, terms).replace(CJK_GAP, "$1"),
           score: s.score / top * r.score,
           terms: hit
         };
       });
       if (!group.some(function (item) { return item.location === docs[r.page].location; })) {
         var article = docs[r.page];
-        group.push({ location: article.location, title: article.title, text: "", score: 0, terms: labels });
+        group.push({ location: article.location, title: article.title.replace(CJK_GAP, "$1"), text: "", score: 0, terms: labels });
       }
       return group;
     });
@@ -638,12 +746,16 @@
   function handle(message) {
     switch (message.type) {
       case SETUP:
+        var started = Date.now();
+        if (!segmenter) warmUp();
         build(message.data.docs);
         setSynonyms(message.data.config && message.data.config.synonyms);
-        return { type: READY };
+        return { type: READY, ms: Date.now() - started };
       case QUERY:
         try {
-          return { type: RESULT, data: search(String(message.data || "")), query: message.data };
+          var t0 = Date.now();
+          var data = search(String(message.data || ""));
+          return { type: RESULT, data: data, query: message.data, ms: Date.now() - t0 };
         } catch (err) {
           console.warn("search failed for " + JSON.stringify(message.data), err);
           return { type: RESULT, data: { items: [] }, query: message.data };
@@ -653,7 +765,32 @@
     }
   }
 
+  // Warm-up, while the page loads and long before the index comes (it is only
+  // fetched when the reader goes for the search box): the word segmenter loads
+  // its data, and the code that builds the index and answers a query runs on a
+  // small made-up index, so that the JavaScript engine has compiled it by the
+  // time the reader's first query waits for the real one.
+  function warmUp() {
+    if (typeof Intl !== "undefined" && Intl.Segmenter) {
+      segmenter = new Intl.Segmenter("zh", { granularity: "word" });
+      Array.from(segmenter.segment("预热分词器"));
+    }
+    if (docs.length) return;
+    var text = "<p>把 模型 和 数据 放到 GPU 上 ， 用 的 是 <code>Tensor.to(device)</code> 。 " +
+      "The DataLoader loads batches; torch.cuda.synchronize() waits &amp; set_to_none=True " +
+      "pinned memory non-blocking copies float16 tensors.</p> <ul><li>锁页 内存 与 异步 拷贝</li></ul>";
+    var fake = [];
+    for (var i = 0; i < 60; i++) {
+      fake.push({ location: "p" + (i >> 2) + "/" + (i & 3 ? "#s" + i : ""), title: "标题 Title " + i, text: text + " word" + i });
+    }
+    build(fake);
+    setSynonyms({});
+    ["怎么把模型放到GPU上", "torch.cuda.synchronize", "pinned memry", "data loader"].forEach(search);
+    docs = [];
+  }
+
   self.addEventListener("message", function (ev) {
     postMessage(handle(ev.data));
   });
+  setTimeout(warmUp, 0);
 })();

@@ -45,15 +45,29 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 BOILERPLATE_SHARE = 0.2
 
 
+# what of a code block a reader may search for: torch's own names, environment
+# variables, class names, and the method of a local variable (x.pin_memory → pin_memory)
+API_ROOTS = ("torch.", "nn.", "F.", "optim.", "dist.", "np.", "numpy.")
+
+
 def _code_names(block: str) -> list[str]:
-    text = html.unescape(TAG.sub("", block))
-    return [n for n in NAME.findall(text)
-            if len(n) > 3 and ("." in n or "_" in n.strip("_") or re.search(r"[a-z][A-Z]", n))]
+    names = []
+    for n in NAME.findall(html.unescape(TAG.sub("", block))):
+        if n.startswith(API_ROOTS):
+            names.append(n)
+        elif re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", n) or re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+", n):
+            names.append(n)  # CUDA_LAUNCH_BLOCKING, GradScaler
+        elif "." in n and re.fullmatch(r"[a-z][a-z0-9]*_[a-z0-9_]+", n.rsplit(".", 1)[1]):
+            names.append(n.rsplit(".", 1)[1])  # x.pin_memory → pin_memory
+    return [n for n in names if len(n) > 3]
 
 
 def slim(docs: list[dict]) -> list[dict]:
     """Code blocks out of each section's text; the API names they use, not already in
-    its prose and not in the examples of most pages, into ``code`` (once per page)."""
+    its prose and not in the examples of most pages, into ``code`` (once per page).
+    jieba's word breaks (U+200B, three bytes each) become spaces: the search worker
+    reads Chinese words between spaces and drops the spaces between Chinese
+    characters from the results it shows."""
     pages: dict[str, list[str]] = {}
     per_doc = []
     for doc in docs:
@@ -68,12 +82,13 @@ def slim(docs: list[dict]) -> list[dict]:
     seen: dict[str, set[str]] = {}
     out = []
     for doc, names in zip(docs, per_doc, strict=True):
-        text = re.sub(r"\s{2,}", " ", PRE.sub(" ", doc["text"])).strip()
-        prose = doc["title"] + " " + text
+        text = re.sub(r"[\s\u200b]{2,}", " ", PRE.sub(" ", doc["text"]).replace("\u200b", " ")).strip()
+        title = re.sub(r"[\s\u200b]{2,}", " ", doc["title"].replace("\u200b", " ")).strip()
+        prose = title + " " + text
         page = seen.setdefault(doc["location"].split("#")[0], set())
         keep = [n for n in names if share[n] <= BOILERPLATE_SHARE and n not in page and n not in prose]
         page.update(keep)
-        slim_doc = dict(doc, text=text)
+        slim_doc = dict(doc, title=title, text=text)
         if keep:
             slim_doc["code"] = " ".join(keep)
         out.append(slim_doc)
