@@ -44,6 +44,7 @@ HOOK = """
   }, true);
   function Wrapped(url, options) {
     const worker = new Native(url, options);
+    state.worker = worker;
     const post = worker.postMessage.bind(worker);
     worker.postMessage = (message, ...rest) => {
       if (message && message.type === 0 && state.setupAt === undefined) state.setupAt = performance.now();
@@ -94,6 +95,26 @@ async (queries) => {
     await send(query);
     out.push(Array.from(document.querySelectorAll(".md-search-result__item")).map(
       li => Array.from(li.querySelectorAll("a.md-search-result__link")).map(a => a.href)));
+  }
+  return out;
+}
+"""
+
+
+# How the worker reads each query (its EXPLAIN message): Chinese characters in
+# index words when cut by Intl.Segmenter alone and by the worker's cut
+EXPLAIN = """
+async (queries) => {
+  const worker = window.__devguideSearch.worker;
+  const out = [];
+  for (const q of queries) {
+    out.push(await new Promise(resolve => {
+      const seen = ev => {
+        if (ev.data && ev.data.type === 101 && ev.data.query === q) { worker.removeEventListener("message", seen); resolve(ev.data.data); }
+      };
+      worker.addEventListener("message", seen);
+      worker.postMessage({ type: 100, data: q });
+    }));
   }
   return out;
 }
@@ -283,7 +304,7 @@ WARM_QUERIES = {
 }
 
 
-def speed(browser, server: str, lang: str, rounds: int = 3) -> dict[str, float]:
+def speed(browser, server: str, lang: str, rounds: int = 5) -> dict[str, float]:
     colds = [cold(browser, server, lang, WARM_QUERIES[lang][i % 2]) for i in range(rounds)]
     context = browser.new_context()
     page = open_search(context, server, lang)
@@ -312,9 +333,15 @@ def main(site_dir: Path | None = None) -> int:
         numbers = {}
         for lang in config.LANGUAGES:
             context = browser.new_context()
-            run(open_search(context, server, lang), server, active(queries, lang))
+            page = open_search(context, server, lang)
+            run(page, server, active(queries, lang))
+            read = page.evaluate(EXPLAIN, [q.q for q in active(queries, lang)])
             context.close()
             numbers[lang] = speed(browser, server, lang)
+            chars = sum(r["chars"] for r in read)
+            if chars:
+                numbers[lang]["in_index_segmenter"] = sum(r["segmenter"] for r in read) / chars
+                numbers[lang]["in_index_cut"] = sum(r["cut"] for r in read) / chars
         browser.close()
     ran = active(queries)
     waiting = [q for q in queries if q.waiting]
@@ -325,6 +352,11 @@ def main(site_dir: Path | None = None) -> int:
         print(f"  {lang}: warm {n['warm_median_ms']:.0f} ms median (max {n['warm_max_ms']:.0f}) budget 50 ms; "
               f"cold {n['cold_median_ms']:.0f} ms budget 300 ms; search bytes {n['search_kb_gzip']:.0f} kB gzip "
               f"budget 150 kB (the page itself: {n['page_kb_gzip']:.0f} kB gzip)")
+    for lang, n in numbers.items():
+        if "in_index_cut" in n:
+            print(f"  {lang}: Chinese characters of the queries that fall in words the index has: "
+                  f"{n['in_index_segmenter']:.0%} cut by Intl.Segmenter alone, {n['in_index_cut']:.0%} "
+                  "cut by the worker (jieba-style, over the index's own words)")
     missed = misses(ran)
     if missed:
         print("not in the top three:")

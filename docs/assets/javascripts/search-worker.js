@@ -29,6 +29,7 @@
   "use strict";
 
   var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
+  var EXPLAIN = 100, EXPLAINED = 101;  // not Material's: how a query is read (make bench)
 
   // ------------------------------------------------------------------ words
 
@@ -135,7 +136,6 @@
     "correct correctly right best proper properly wrong"
   ).split(" "));
 
-  var CAMEL = /([a-z0-9])(?=[A-Z])|([A-Z])(?=[A-Z][a-z])/g;
 
   function lowerLetters(w) {
     for (var i = 0; i < w.length; i++) {
@@ -171,18 +171,39 @@
     return a;
   }
 
+  function upper(c) { return c >= 65 && c <= 90; }
+  function lowerOrDigit(c) { return c >= 97 && c <= 122 || c >= 48 && c <= 57; }
+
+  // set_to_none → set, to, none; torch.cuda → torch, cuda; DataLoader → data,
+  // loader; BCEWithLogitsLoss → bce, with, logits, loss (lower case)
+  function splitWord(word) {
+    var pieces = [], start = 0, n = word.length;
+    for (var i = 0; i <= n; i++) {
+      var c = i < n ? word.charCodeAt(i) : 46;
+      if (c === 46 || c === 95 || c === 45) {  // . _ -
+        if (i > start) pieces.push(word.slice(start, i).toLowerCase());
+        start = i + 1;
+      } else if (i > start && upper(c)) {
+        var prev = word.charCodeAt(i - 1);
+        if (lowerOrDigit(prev) || upper(prev) && i + 1 < n && word.charCodeAt(i + 1) >= 97 && word.charCodeAt(i + 1) <= 122) {
+          pieces.push(word.slice(start, i).toLowerCase());
+          start = i;
+        }
+      }
+    }
+    return pieces;
+  }
+
   function analyseWord(word) {
     // most words: letters only, lower case or capitalised
     var rest = word.charCodeAt(0) >= 65 && word.charCodeAt(0) <= 90 ? word.slice(1) : word;
     if (lowerLetters(rest)) return { whole: null, suffixes: [], parts: [stem(word.toLowerCase())] };
     var lower = word.toLowerCase().replace(/-/g, "_").replace(/^[_.]+|[_.]+$/g, "");
-    var pieces = word.replace(CAMEL, "$1$2 ").split(/[\s._\-]+/)
-      .map(function (p) { return p.toLowerCase(); })
-      .filter(function (p) { return p.length > 0; });
+    var pieces = splitWord(word);
     if (pieces.length < 2) return { whole: null, suffixes: [], parts: [stem(lower)] };
     var suffixes = [];
     var dotted = lower.split(".");
-    for (var i = 1; i < dotted.length - 1; i++) suffixes.push(dotted.slice(i).join("."));
+    for (var i = 1; i < dotted.length; i++) suffixes.push(dotted.slice(i).join("."));
     return { whole: lower, suffixes: suffixes, parts: pieces.map(stem) };
   }
 
@@ -741,6 +762,21 @@
     return { items: items };
   }
 
+  // How a query is read: its groups and terms, and how many of its Chinese
+  // characters fall in words the index has, cut by Intl.Segmenter alone and
+  // by cutHan (which the search uses)
+  function explain(raw) {
+    var runs = raw.normalize("NFKC").match(/[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g) || [];
+    var out = { chars: 0, segmenter: 0, cut: 0, groups: [] };
+    runs.forEach(function (run) {
+      out.chars += run.length;
+      segments(run).forEach(function (s) { if (hanCount.has(s.word)) out.segmenter += s.word.length; });
+      cutHan(run).forEach(function (w) { if (hanCount.has(w.word)) out.cut += w.word.length; });
+    });
+    out.groups = parse(raw, false).map(function (g) { return { label: g.label, w: g.w, terms: groupTerms(g) }; });
+    return out;
+  }
+
   // ------------------------------------------------------------------ messages
 
   function handle(message) {
@@ -760,6 +796,8 @@
           console.warn("search failed for " + JSON.stringify(message.data), err);
           return { type: RESULT, data: { items: [] }, query: message.data };
         }
+      case EXPLAIN:
+        return { type: EXPLAINED, data: explain(String(message.data || "")), query: message.data };
       default:
         throw new TypeError("Invalid message type");
     }
