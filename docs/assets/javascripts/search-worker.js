@@ -224,6 +224,7 @@
   var hanTotal = 1;
   var hanMaxLength = 1;
   var latin = [];        // Latin terms, sorted (prefix and spelling matches)
+  var wholes = [];       // the whole names among them (DataLoader → dataloader, set_to_none)
   var segmenter = null;
 
   var postings = {
@@ -255,6 +256,7 @@
 
   // A Latin word's term ids: whole name, its dotted suffixes, its parts
   var wordIds = new Map();
+  var whole = [];
   function idsOfWord(word) {
     var out = wordIds.get(word);
     if (out) return out;
@@ -262,6 +264,7 @@
     out = [];
     if (a.whole) {
       out.push(idOf(a.whole));
+      whole[ids.get(a.whole)] = 1;
       for (var i = 0; i < a.suffixes.length; i++) out.push(idOf(a.suffixes[i]));
     }
     for (var j = 0; j < a.parts.length; j++) if (a.parts[j].length > 1) out.push(idOf(a.parts[j]));
@@ -277,7 +280,7 @@
 
   function build(entries) {
     docs = entries;
-    ids = new Map(); names = []; counts = []; wordIds = new Map();
+    ids = new Map(); names = []; counts = []; wordIds = new Map(); whole = [];
     lengths = new Array(docs.length);
     var pageFirst = new Map();
     var total = 0;
@@ -378,11 +381,15 @@
     hanTotal = 0;
     hanMaxLength = 1;
     latin = [];
+    wholes = [];
     for (var m = 0; m < terms; m++) {
       if (isHan(names[m].charCodeAt(0))) {
         hanTotal += counts[m];
         if (names[m].length > hanMaxLength) hanMaxLength = names[m].length;
-      } else latin.push(names[m]);
+      } else {
+        latin.push(names[m]);
+        if (whole[m]) wholes.push(names[m]);
+      }
     }
     hanMaxLength = Math.min(hanMaxLength, 8);
     latin.sort();
@@ -466,12 +473,13 @@
     return out.slice(0, limit);
   }
 
-  function neighbours(word) {
+  function neighbours(word, among) {
     if (word.length < 5 || /\d/.test(word)) return [];
     var max = word.length >= 8 ? 2 : 1;
     var out = [];
-    for (var i = 0; i < latin.length; i++) {
-      var t = latin[i];
+    among = among || latin;
+    for (var i = 0; i < among.length; i++) {
+      var t = among[i];
       if (Math.abs(t.length - word.length) > max || HAN.test(t)) continue;
       var d = distance(word, t, max);
       if (d <= max) out.push({ t: t, w: d === 1 ? 0.7 : 0.5 });
@@ -518,9 +526,10 @@
         if (term.length < 2 || !keepStopWords && (STOP_EN.has(lower) || STOP_EN.has(term))) return;
         group = { label: lower, w: WEAK.has(lower) ? 0.3 : 1, alts: alternatives(term, typing, true),
           parts: [], phrases: [], join: term };
-        // "dataloader" is also the whole name DataLoader, which is not stemmed
+        // "dataloader" is also the whole name DataLoader, which is not stemmed;
+        // "dataloder" is a misspelt name even when its stem happens to exist
         if (lower !== term && postings.has(lower)) group.alts.unshift({ t: lower, w: 1 });
-        if (!group.alts.length && lower !== term) group.alts = neighbours(lower);
+        else if (lower !== term) group.alts = group.alts.concat(neighbours(lower, wholes));
         addSynonyms(group, term);
         groups.push(group);
         return;
@@ -594,6 +603,7 @@
 
   var PART_WEIGHT = 0.6;
   var MAX_PAGES = 12, MAX_SECTIONS = 6;
+  var PAGE_TITLE_BOOST = 0.5;
 
   function termScores(alts, into) {
     for (var a = 0; a < alts.length; a++) {
@@ -715,11 +725,21 @@
       if (!pages.has(page)) pages.set(page, []);
       pages.get(page).push(s);
     });
+    // a page whose title names what the query asks about is about it
+    var weights = known.map(function (g) { return g.w * rarity(g); });
+    var all = weights.reduce(function (a, b) { return a + b; }, 0);
+    var termsOf = known.map(function (g) {
+      return groupTerms(g).map(function (t) { return ids.get(t); });
+    });
     var ranked = [];
     pages.forEach(function (list, page) {
       list.sort(function (x, y) { return y.score - x.score; });
       var score = list[0].score + 0.2 * (list[1] ? list[1].score : 0) + 0.1 * (list[2] ? list[2].score : 0);
-      ranked.push({ page: page, score: score, sections: list });
+      var title = docs[page].titleIds, named = 0;
+      termsOf.forEach(function (list, g) {
+        if (list.some(function (id) { return title.indexOf(id) >= 0; })) named += weights[g];
+      });
+      ranked.push({ page: page, score: score * (1 + PAGE_TITLE_BOOST * named / all), sections: list });
     });
     ranked.sort(function (x, y) { return y.score - x.score; });
     if (!ranked.length) return { items: [] };
