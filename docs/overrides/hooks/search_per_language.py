@@ -163,9 +163,9 @@ def on_post_build(config) -> None:
         scripts[lang] = data
     if root.with_suffix(".js").exists():  # offline build: one script, the page's language
         choices = ",".join(f'"{lang}":{data}' for lang, data in scripts.items())
-        root.with_suffix(".js").write_text(
-            f"var __index = ({{{choices}}})[document.documentElement.lang]"
-            f' || ({{{choices}}})["{i18n.default_language}"]',
+        root.with_suffix(".js").write_text(  # every index once (not once per branch)
+            f"var __index = (function (all) {{ return all[document.documentElement.lang]"
+            f' || all["{i18n.default_language}"]; }})({{{choices}}})',
             encoding="utf-8",
         )
     sitemap = site / "sitemap.xml"
