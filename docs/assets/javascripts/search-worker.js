@@ -39,7 +39,7 @@
   // set_to_none, device-side, float16)
   var WORD = /([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)|([A-Za-z0-9_\u00C0-\u024F]+(?:[.\-][A-Za-z0-9_\u00C0-\u024F]+)*)/g;
   // spaces between Chinese characters or punctuation (jieba's word breaks) are not shown
-  var CJK_GAP = /([\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef](?:<\/mark>)?) +(?=(?:<mark>)?[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef])/g;
+  var CJK_GAP = /([\u2018-\u201f\u2026\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef](?:<\/mark>)?) +(?=(?:<mark>)?[\u2018-\u201f\u2026\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef])/g;
   var NUMBERISH = /^(?:\d+(?:[._]\d+)*|0x[0-9a-f]+|\d+(?:x\d+)+|\d+[a-z]{1,3})$/;  // 20.00, 0x7f, 32x2048, 12gb
 
   var STOP_EN = new Set((
