@@ -492,7 +492,9 @@
   function alternatives(term, typing, long) {
     var alts = [];
     if (postings.has(term)) alts.push({ t: term, w: 1 });
-    if (typing && term.length >= 3) {
+    // the word being typed may be the start of a longer one, unless it is a
+    // common word already (gpu, data, to: no wildcard)
+    if (typing && term.length >= 3 && !(alts.length && df(term) > docs.length / 20)) {
       prefixed(term, 8).forEach(function (t) { alts.push({ t: t, w: alts.length ? 0.4 : 0.8 }); });
     }
     if (!alts.length && long) {
@@ -602,7 +604,7 @@
   // ------------------------------------------------------------------ ranking
 
   var PART_WEIGHT = 0.6;
-  var MAX_PAGES = 12, MAX_SECTIONS = 6;
+  var MAX_PAGES = 10, MAX_SECTIONS = 6;
   var PAGE_TITLE_BOOST = 0.5;
 
   function termScores(alts, into) {
@@ -743,7 +745,7 @@
     });
     ranked.sort(function (x, y) { return y.score - x.score; });
     if (!ranked.length) return { items: [] };
-    var floor = ranked[0].score * 0.08;
+    var floor = ranked[0].score * 0.15;  // pages far below the best are noise
     ranked = ranked.filter(function (r) { return r.score >= floor; }).slice(0, MAX_PAGES);
 
     var terms = new Set();
