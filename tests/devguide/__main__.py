@@ -8,6 +8,7 @@
     python -m devguide census --versions       # each torch version's run, and blocks not passed on all
     python -m devguide check-site [DIR]        # links, anchors, external requests of a built site
     python -m devguide bench                   # where the time of make test goes
+    python -m devguide search-bench [SITE]     # the search benchmark alone, on a built site
 """
 
 from __future__ import annotations
@@ -149,6 +150,12 @@ def cmd_bench(args) -> int:
     return bench.main()
 
 
+def cmd_search_bench(args) -> int:
+    from devguide import searchbench
+
+    return searchbench.main(Path(args.site) if args.site else None)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m devguide", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -170,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_check_site)
     p = sub.add_parser("bench", help="where the time of make test goes")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("search-bench", help="search quality, speed and bytes on a built site")
+    p.add_argument("site", nargs="?", help="the built site (default build/site)")
+    p.set_defaults(func=cmd_search_bench)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -29,9 +29,9 @@ def size(path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def browser_numbers(site_dir) -> tuple[int, int, float, float]:
+def browser_numbers(site_dir) -> tuple[int, int]:
     """First load of / (bytes as served here, uncompressed, and gzip-compressed as a
-    static host such as GitHub Pages sends them), search latency mean and max in s."""
+    static host such as GitHub Pages sends them)."""
     import gzip
 
     from playwright.sync_api import sync_playwright
@@ -46,10 +46,8 @@ def browser_numbers(site_dir) -> tuple[int, int, float, float]:
         page.goto(server + "/", wait_until="networkidle")
         first_load = sum(map(len, sizes))
         first_load_gzip = sum(len(gzip.compress(body)) for body in sizes)
-        latencies = [site.search(page, query)[1] for query in
-                     ["锁页内存", "设备", "异步", "non_blocking", "pin_memory", "same device"]]
         browser.close()
-    return first_load, first_load_gzip, sum(latencies) / len(latencies), max(latencies)
+    return first_load, first_load_gzip
 
 
 def time_by_part(junit) -> dict[str, float]:
@@ -58,7 +56,7 @@ def time_by_part(junit) -> dict[str, float]:
     import xml.etree.ElementTree as ET
 
     parts = {"blocks (docs/)": 0.0, "site build + site checks": 0.0, "browser (Chromium)": 0.0,
-             "offline build + tests": 0.0, "harness and content tests": 0.0}
+             "search (Chromium)": 0.0, "offline build + tests": 0.0, "harness and content tests": 0.0}
     for case in ET.parse(junit).iter("testcase"):
         name = case.get("classname", "") + "." + case.get("name", "")
         seconds = float(case.get("time") or 0)
@@ -66,6 +64,8 @@ def time_by_part(junit) -> dict[str, float]:
             parts["blocks (docs/)"] += seconds
         elif "test_browser" in name:
             parts["browser (Chromium)"] += seconds
+        elif "test_search" in name:
+            parts["search (Chromium)"] += seconds
         elif "test_offline" in name:
             parts["offline build + tests"] += seconds
         elif "test_site" in name:
@@ -121,12 +121,14 @@ def main() -> int:
     en_index = site / "en" / "search" / "search_index.json"
     print(f"search index                    {index.stat().st_size / 1e3:6.0f} kB (zh), {en_index.stat().st_size / 1e3:.0f} kB (en)")
     try:
-        first_load, first_load_gzip, mean, worst = browser_numbers(site)
+        first_load, first_load_gzip = browser_numbers(site)
         print(
             f"first load of /                 {first_load / 1e3:6.0f} kB uncompressed, "
             f"{first_load_gzip / 1e3:.0f} kB gzip (as GitHub Pages serves it)  budget 500 kB"
         )
-        print(f"search: query typed → results   {mean * 1e3:6.0f} ms mean, {worst * 1e3:.0f} ms max")
+        from devguide import searchbench
+
+        searchbench.main(site)  # quality per language and kind, latency, bytes
     except Exception as exc:  # noqa: BLE001 - Chromium missing: say so, keep the rest
         print(f"browser numbers unavailable: {exc}")
     return 0 if done.returncode == 0 else 1

@@ -7,31 +7,13 @@ Install Chromium with `.ci/apt-packages`; without it these tests are skipped
 locally with that reason and fail in CI (CI=true).
 """
 
-import time
 from urllib.parse import urlsplit
 
 import pytest
 
-from devguide import config, pages, site
+from devguide import config
 
 ARTIFACTS = config.REPO / "build" / "artifacts"
-
-# (site language, query, pages of which one must be among the first three results)
-SEARCHES = [
-    ("zh", "锁页内存", {"async/pinned-memory/"}),
-    ("zh", "设备", {"", "devices/choosing/", "getting-started/"}),
-    ("zh", "异步", {"async/sync-points/"}),
-    ("zh", "pin_memory", {"async/pinned-memory/", "training/data-loading/"}),
-    ("zh", "non_blocking", {"async/pinned-memory/"}),
-    ("zh", "Expected all tensors to be on the same device", {"devices/moving/", "reference/errors/"}),
-    ("zh", "验证报告", {"validation/"}),
-    ("en", "pinned memory", {"async/pinned-memory/"}),
-    ("en", "non_blocking", {"async/pinned-memory/"}),
-    ("en", "Expected all tensors to be on the same device", {"devices/moving/", "reference/errors/"}),
-    ("en", "accelerator", {"getting-started/", "devices/choosing/", "reference/errors/"}),
-    ("en", "device tour", {"getting-started/device-tour/"}),
-    ("en", "validation report", {"validation/"}),
-]
 
 
 @pytest.fixture
@@ -93,22 +75,6 @@ def test_first_load_is_light_and_the_search_index_follows_intent(page, server, l
     assert response.value.url == own and response.value.ok
 
 
-def search(page, server, lang, query):
-    page.goto(server + "/" + config.url_prefix(lang))
-    return site.search(page, query)
-
-
-@pytest.mark.parametrize("lang,query,expected", SEARCHES)
-def test_search_finds_the_right_page(page, server, lang, query, expected, record_property):
-    hrefs, elapsed = search(page, server, lang, query)
-    record_property("search_seconds", round(elapsed, 3))
-    root = server + "/" + config.url_prefix(lang)
-    top = [h.split("#")[0].split("?")[0].removeprefix(root) for h in hrefs[:3]]
-    assert expected & set(top), f"{lang} search for {query!r}: top three were {top}, expected one of {sorted(expected)}"
-    other = [h for h in hrefs if (lang == "en") != h.startswith(server + "/en/")]
-    assert not other, f"{lang} search for {query!r} lists pages of the other language: {other}"
-
-
 def test_code_copy_button_copies_the_exact_code(page, server):
     page.goto(server + "/en/getting-started/")
     block = page.locator("div.highlight").filter(has_text="torch.accelerator.current_accelerator()").first
@@ -151,69 +117,6 @@ def test_notebook_page_shows_outputs(page, server):
     outputs = page.locator(".jp-OutputArea-output")
     assert outputs.count() >= 6
     assert "running on:" in outputs.first.inner_text()
-
-
-def error_sections(lang):
-    """(pasted text, anchor) for each message of the error reference."""
-    page = config.REPO / "docs" / lang / "reference" / "errors.md"
-    if not page.exists():
-        return []
-    found = []
-    for _, level, anchor in pages.heading_anchors(page):
-        if level != "###":
-            continue
-        line = next(
-            text for text in page.read_text(encoding="utf-8").splitlines()
-            if text.startswith("### ") and text.rstrip().endswith(f"{{ #{anchor} }}")
-        )
-        message = line[4:].rsplit("{", 1)[0].strip()
-        found.append((message, anchor))
-    return found
-
-
-@pytest.mark.parametrize("lang", config.LANGUAGES)
-def test_pasted_error_messages_find_their_section(page, server, lang):
-    """Pasting a message of the error reference (its first 60 characters, as
-    readers often paste a truncated line) lists its section in the top three."""
-    sections = error_sections(lang)
-    assert len(sections) >= 20, f"docs/{lang}/reference/errors.md lists {len(sections)} messages"
-    page.goto(server + "/" + config.url_prefix(lang))
-    box = page.locator("input.md-search__input")
-    box.click()
-    misses = []
-    for message, anchor in [("warm up the search worker", None), *sections]:
-        query = message[:60]
-        box.fill("")  # clears the results: whatever shows up next answers this query
-        page.wait_for_function("!document.querySelector('.md-search-result__item')")
-        box.fill(query)
-        box.press("End")
-        links = settled_results(page, query)
-        if anchor is None:
-            continue
-        pages = []
-        for href in links:
-            if href.split("#")[0] not in pages:
-                pages.append(href.split("#")[0])
-        in_top_pages = any("/reference/errors/" in p for p in pages[:3])
-        section = any("/reference/errors/" in h and h.endswith(f"#{anchor}") for h in links)
-        if not (in_top_pages and section):
-            misses.append(f"{query!r} (#{anchor}): {[h.split('/', 3)[-1] for h in links[:4]]}")
-    assert not misses, f"{lang}: pasted messages that do not find their section:\n" + "\n".join(misses)
-
-
-def settled_results(page, query, timeout=10.0):
-    """Result links once they stop changing for this exact query."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        page.wait_for_timeout(30)
-        if page.locator("input.md-search__input").input_value() != query:
-            continue
-        links = page.locator(".md-search-result__link").evaluate_all("els => els.map(e => e.href)")
-        if links and links == last:
-            return links
-        last = links
-    return last or []
 
 
 @pytest.mark.parametrize("path,name", [("/en/devices/moving/", "moving.py"), ("/getting-started/", "getting-started.py")])

@@ -1,6 +1,7 @@
 """The built site: strict build, links and anchors, notebooks, no external requests."""
 
 import json
+import re
 import urllib.request
 
 import pytest
@@ -54,8 +55,9 @@ def test_each_language_has_its_own_search_index(built_site, lang):
         if nb_lang == lang:
             loc = prefix + "/".join(parts)[: -len(".py")] + "/"
             assert loc in locations, f"notebook {config.rel(notebook)} is missing from search"
-    if lang == "zh":  # jieba segments Chinese text into words joined by U+200B
-        assert any("\u200b" in d["text"] for d in docs)
+    if lang == "zh":  # jieba cuts Chinese text into words (U+200B), kept apart by spaces in the index
+        assert sum(len(re.findall(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", d["text"])) for d in docs) > 1000
+        assert not any("\u200b" in d["text"] for d in docs)
 
 
 def test_served_site_answers_both_languages(built_site):

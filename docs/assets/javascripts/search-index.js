@@ -6,7 +6,7 @@
 // sitemaps from the language roots.
 // 1. One index per language (hooks/search_per_language.py): pages in a language
 //    other than the default (zh) load /<lang>/search/search_index.json.
-// 2. The index (≈600 kB) is most of a page's weight, so Material's request for
+// 2. The index (≈400 kB, ≈125 kB gzip) is most of a page's weight, so Material's request for
 //    it is held until the reader shows intent: pointer over or focus on the
 //    search box, the search toggle (also opened by the s, f and / keys), or a
 //    ?q= link. Typing then waits only for a local or cached file.

@@ -12,6 +12,13 @@ selector and result links work as usual.
 The offline build (``make offline``) reads ``search/search_index.js`` from a
 ``<script>``: that file holds every language's index and picks the page's.
 
+Each language's index is also made smaller and fit for the site's own search
+worker (``docs/assets/javascripts/search-worker.js``, which replaces Material's
+lunr worker; see ``slim``): code blocks leave the text that results show, and
+the API names written in them (``torch.cuda.synchronize``, ``set_to_none``) are
+kept in a ``code`` field, so a search for them still finds the section. Pages
+point at that worker instead of Material's (``on_post_page``).
+
 Material also fetches ``sitemap.xml`` under every language root it is linked
 to (``<link rel="alternate">``); static-i18n writes only the root one, so each
 other language root gets a copy (it lists the pages of all languages).
@@ -19,11 +26,123 @@ other language root gets a copy (it lists the pages of all languages).
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
+
+WORKER = "assets/javascripts/search-worker.js"
+MATERIAL_WORKER = re.compile(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js")
+
+PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
+TAG = re.compile(r"<[^>]+>")
+# a dotted, underscored or camel-case name: torch.cuda.synchronize, set_to_none, GradScaler
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+# names in nearly every example say nothing about a section
+BOILERPLATE_SHARE = 0.2
+
+
+# what of a code block a reader may search for: torch's own names, environment
+# variables, class names, and the method of a local variable (x.pin_memory → pin_memory)
+API_ROOTS = ("torch.", "nn.", "F.", "optim.", "dist.", "np.", "numpy.")
+
+
+def _code_names(block: str) -> list[str]:
+    names = []
+    for n in NAME.findall(html.unescape(TAG.sub("", block))):
+        if n.startswith(API_ROOTS):
+            names.append(n)
+        elif re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", n) or re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+", n):
+            names.append(n)  # CUDA_LAUNCH_BLOCKING, GradScaler
+        elif "." in n and re.fullmatch(r"[a-z][a-z0-9]*_[a-z0-9_]+", n.rsplit(".", 1)[1]):
+            names.append(n.rsplit(".", 1)[1])  # x.pin_memory → pin_memory
+    return [n for n in names if len(n) > 3]
+
+
+def slim(docs: list[dict]) -> list[dict]:
+    """Code blocks out of each section's text; the API names they use, not already in
+    its prose and not in the examples of most pages, into ``code`` (once per page).
+    jieba's word breaks (U+200B, three bytes each) become spaces: the search worker
+    reads Chinese words between spaces and drops the spaces between Chinese
+    characters from the results it shows."""
+    pages: dict[str, list[str]] = {}
+    per_doc = []
+    for doc in docs:
+        blocks = PRE.findall(doc["text"])
+        names = list(dict.fromkeys(n for b in blocks for n in _code_names(b)))
+        per_doc.append(names)
+        pages.setdefault(doc["location"].split("#")[0], []).extend(names)
+    share = {}
+    for names in pages.values():
+        for n in set(names):
+            share[n] = share.get(n, 0) + 1 / len(pages)
+    seen: dict[str, set[str]] = {}
+    out = []
+    for doc, names in zip(docs, per_doc, strict=True):
+        text = re.sub(r"[\s\u200b]{2,}", " ", PRE.sub(" ", doc["text"]).replace("\u200b", " ")).strip()
+        title = re.sub(r"[\s\u200b]{2,}", " ", doc["title"].replace("\u200b", " ")).strip()
+        prose = title + " " + text
+        page = seen.setdefault(doc["location"].split("#")[0], set())
+        keep = [n for n in names if share[n] <= BOILERPLATE_SHARE and n not in page and n not in prose]
+        page.update(keep)
+        slim_doc = dict(doc, title=title, text=text)
+        if keep:
+            slim_doc["code"] = " ".join(keep)
+        out.append(slim_doc)
+    return out
+
+
+def glossary_synonyms(docs_dir: Path) -> dict[str, list[str]]:
+    """Readers on the Chinese site type English names for the site's Chinese terms
+    ("optimizer" for 优化器) and the glossary's aliases (固定内存 for 锁页内存): each
+    such word → the term the pages use, from the glossary's table rows."""
+    path = docs_dir / "zh" / "reference" / "glossary.md"
+    if not path.exists():
+        return {}
+    found: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or cells[0] in ("中文", "") or set(cells[0]) <= {"-", " "}:
+            continue
+        zh_terms = [t.strip() for t in cells[0].split("<br>")[0].split(" / ")]
+        en_terms = [t.strip() for t in cells[1].split(" / ")]
+        if len(zh_terms) != len(en_terms):
+            en_terms = [cells[1]] * len(zh_terms)
+        for zh, en in zip(zh_terms, en_terms, strict=True):
+            main, _, aliases = zh.partition("（")
+            main = main.strip()
+            if not main or not re.search(r"[\u4e00-\u9fff]", main):
+                continue
+            # the glossary's parentheses hold aliases; a longer phrase there explains instead
+            words = [a.strip() for a in re.split(r"[、，,]", aliases.rstrip("）"))
+                     if a.strip() and len(a.strip()) <= 5 and not re.search(r"[的把上之有]", a)]
+            en_main, _, en_aliases = en.partition(" (")
+            words += [w.strip() for w in en_main.split(",")] + [a.strip() for a in re.split(r"[,;]", en_aliases.rstrip(")"))
+                                  if a.strip() and len(a.split()) <= 3 and not re.match(r"(a|an|the) ", a.strip())]
+            for word in words:
+                word = word.lower()
+                if word and word != main and len(word) > 1 and not re.search(r"[()/`<>]", word):
+                    found.setdefault(word, [])
+                    if main not in found[word]:
+                        found[word].append(main)
+    return found
+
+
+def shrink_worker(path: Path) -> None:
+    """The worker as served: without its comment lines and indentation (its source
+    explains itself at length; 12 → 9 kB gzip, loaded with every page)."""
+    if path.exists():
+        lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+        path.write_text("\n".join(line for line in lines if line and not line.startswith("//")) + "\n",
+                        encoding="utf-8")
+
+
+def on_post_page(output: str, page, config) -> str:
+    """Every page's search runs in the site's worker, not Material's lunr worker."""
+    return MATERIAL_WORKER.sub(WORKER, output)
 
 
 @event_priority(-200)  # after static-i18n has built every language and merged the index
@@ -35,6 +154,7 @@ def on_post_build(config) -> None:
     root = site / "search" / "search_index.json"
     if not root.exists():
         return
+    shrink_worker(site / WORKER)
     index = json.loads(root.read_text(encoding="utf-8"))
     others = [lang for lang in i18n.build_languages if lang != i18n.default_language]
     by_lang = {i18n.default_language: []} | {lang: [] for lang in others}
@@ -45,17 +165,25 @@ def on_post_build(config) -> None:
     for lang, docs in by_lang.items():
         path = root if lang == i18n.default_language else site / lang / "search" / "search_index.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(dict(index, docs=docs), ensure_ascii=False)
+        settings = dict(index["config"])
+        if lang == "zh":
+            settings["synonyms"] = glossary_synonyms(Path(config.docs_dir))
+        data = json.dumps(dict(index, config=settings, docs=slim(docs)), ensure_ascii=False, separators=(",", ":"))
         path.write_text(data, encoding="utf-8")
         scripts[lang] = data
     if root.with_suffix(".js").exists():  # offline build: one script, the page's language
         choices = ",".join(f'"{lang}":{data}' for lang, data in scripts.items())
-        root.with_suffix(".js").write_text(
-            f"var __index = ({{{choices}}})[document.documentElement.lang]"
-            f' || ({{{choices}}})["{i18n.default_language}"]',
+        root.with_suffix(".js").write_text(  # every index once (not once per branch)
+            f"var __index = (function (all) {{ return all[document.documentElement.lang]"
+            f' || all["{i18n.default_language}"]; }})({{{choices}}})',
             encoding="utf-8",
         )
     sitemap = site / "sitemap.xml"
     for lang in others:
         if sitemap.exists():
             shutil.copyfile(sitemap, site / lang / "sitemap.xml")
+
+
+def on_post_template(output_content: str, template_name: str, config) -> str:
+    """The same for pages rendered from templates alone (404.html)."""
+    return MATERIAL_WORKER.sub(WORKER, output_content)

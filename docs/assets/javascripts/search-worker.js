@@ -1,0 +1,861 @@
+// The site's search worker. It replaces Material's lunr worker and speaks the
+// same messages (SETUP → READY, QUERY → RESULT), so Material's search box and
+// result list are unchanged; hooks/search_per_language.py points every page
+// at this file.
+//
+// Why not lunr: readers type questions ("怎么把模型放到GPU上"), API names
+// ("torch.cuda.synchronize", "set_to_none") and pasted error messages with
+// their own numbers, paths and quotes. Each query word is matched on its own
+// terms here:
+//   - Chinese is segmented like the index: the build cuts page text with jieba
+//     (Material's search plugin, words joined by U+200B); a Chinese run of the
+//     query is cut by a jieba-style dynamic programme over the index's own
+//     words and their counts, with Intl.Segmenter's words as alternatives, and
+//     split from Latin text ("放到GPU上" → 放到, gpu, 上).
+//   - Stop words (English and Chinese) are dropped from the query, unless
+//     nothing else is left.
+//   - No wildcard on finished words: only the word being typed (the last one,
+//     three letters or more) also matches longer words, and a word the index
+//     does not have matches its spelling neighbours (one or two edits).
+//   - A dotted, underscored or camel-case name is a term of its own
+//     (torch.cuda.synchronize, cuda.synchronize) before its parts (torch,
+//     cuda, synchronize); pasted quotes are not syntax; numbers, sizes, pids
+//     and shapes are dropped; words the index does not know are left out of
+//     the query rather than turning it into zero results.
+//   - Sections are ranked with BM25 over title, text and code names, scaled by
+//     how much of the query (weighted by rarity) each one covers; pages by
+//     their best sections.
+(function () {
+  "use strict";
+
+  var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
+  var EXPLAIN = 100, EXPLAINED = 101;  // not Material's: how a query is read (make bench)
+
+  // ------------------------------------------------------------------ words
+
+  // Chinese characters (the index keeps jieba's words apart with spaces)
+  var HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
+  // a Han run, or a Latin word with its inner joiners (torch.cuda.synchronize,
+  // set_to_none, device-side, float16)
+  var WORD = /([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)|([A-Za-z0-9_\u00C0-\u024F]+(?:[.\-][A-Za-z0-9_\u00C0-\u024F]+)*)/g;
+  // spaces between Chinese characters or punctuation (jieba's word breaks) are not shown
+  var CJK_GAP = /([\u2018-\u201f\u2026\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef](?:<\/mark>)?) +(?=(?:<mark>)?[\u2018-\u201f\u2026\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef])/g;
+  var NUMBERISH = /^(?:\d+(?:[._]\d+)*|0x[0-9a-f]+|\d+(?:x\d+)+|\d+[a-z]{1,3})$/;  // 20.00, 0x7f, 32x2048, 12gb
+
+  var STOP_EN = new Set((
+    "a an and are as at be been being but by can could did do does doing for from had has have how " +
+    "i if in into is it its me my of on or our should so than that the their them then there these " +
+    "they this those to too use used using via vs was we were what when where which while who why " +
+    "will with would you your get got getting want need way ways make made does don doesn isn " +
+    "after before about also just only any some such not no yes please help"
+  ).split(" "));
+  var STOP_ZH = new Set((
+    "的 了 吗 呢 吧 啊 呀 么 嘛 是 在 我 你 他 她 它 我们 你们 把 被 和 与 及 或 就 都 也 还 又 要 " +
+    "会 能 可以 可 怎么 怎样 怎么样 怎么办 如何 什么 为什么 为何 哪 哪个 哪些 有 有没有 一个 这 那 这个 " +
+    "那个 这样 那样 之 后 以后 之后 时 时候 上 下 中 里 到 给 让 用 使用 对 从 做 得 地 着 过 " +
+    "请问 求 求助 问题 方法 一下 下 一些 是否 不 没 每个 每 个 所有 以上"
+  ).split(" "));
+
+  // Readers' words for the site's words (and back): a query word also matches
+  // these, a little less strongly. Only true synonyms: the same thing named
+  // two ways.
+  var SYNONYMS = {
+    "放到": ["搬到", "移到", "搬运", "搬"], "放在": ["搬到", "放到", "搬运"], "移到": ["搬到", "放到", "搬运"],
+    "转到": ["搬到", "搬运"], "挪到": ["搬到", "搬运"], "搬到": ["放到", "移到"], "显卡": ["gpu"],
+    "fp16": ["float16"], "float16": ["fp16"], "half": ["float16"], "半精度": ["float16"],
+    "fp32": ["float32"], "bf16": ["bfloat16"], "bfloat16": ["bf16"], "fp64": ["float64"],
+    "mac": ["mps"], "m1": ["mps"], "m2": ["mps"], "苹果": ["mps", "apple"], "apple": ["mps"],
+    "爆显存": ["显存"]
+  };
+
+  var synonymMap = new Map();  // a reader's word or phrase (as query terms) → the site's words
+  var expanded = new Map();
+
+  // A word or phrase → its terms as the query side makes them
+  function keyOf(phrase) {
+    var out = [];
+    WORD.lastIndex = 0;
+    var m, words = [];
+    while ((m = WORD.exec(phrase.normalize("NFKC")))) words.push(m);
+    words.forEach(function (m) {
+      if (m[1]) { out.push(m[1]); return; }
+      var a = analyse(m[2]);
+      out.push(a.whole || a.parts[0]);
+    });
+    return out.join(" ");
+  }
+
+  function setSynonyms(extra) {
+    synonymMap = new Map();
+    expanded = new Map();
+    [SYNONYMS, extra || {}].forEach(function (table) {
+      Object.keys(table).forEach(function (key) {
+        var k = keyOf(key);
+        if (!synonymMap.has(k)) synonymMap.set(k, []);
+        table[key].forEach(function (v) { if (synonymMap.get(k).indexOf(v) < 0) synonymMap.get(k).push(v); });
+      });
+    });
+  }
+
+  // The site's words for a reader's word: [[term, …], …] (one list per synonym;
+  // a Chinese synonym is cut into the index's words like a query is)
+  function synonyms(key) {
+    if (expanded.has(key)) return expanded.get(key);
+    var out = [];
+    (synonymMap.get(key) || []).forEach(function (value) {
+      var terms = [];
+      WORD.lastIndex = 0;
+      var m, words = [];
+      while ((m = WORD.exec(value.normalize("NFKC")))) words.push(m);
+      words.forEach(function (m) {
+        if (m[1]) {
+          cutHan(m[1]).forEach(function (w) { if (!STOP_ZH.has(w.word)) terms.push(w.word); });
+        } else {
+          var a = analyse(m[2]);
+          terms.push(a.whole || a.parts[0]);
+        }
+      });
+      terms = terms.filter(function (t) { return postings.has(t); });
+      if (terms.length) out.push(terms);
+    });
+    expanded.set(key, out);
+    return out;
+  }
+
+  // Adds a word's synonyms to its group: one term as an alternative, several as a phrase
+  function addSynonyms(group, key) {
+    synonyms(key).forEach(function (terms) {
+      if (terms.length === 1) group.alts.push({ t: terms[0], w: 0.7 });
+      else group.phrases.push(terms);
+    });
+  }
+
+  // Words that frame a question more than they name its subject: kept, weakly
+  var WEAK = new Set((
+    "作用 用法 意思 含义 区别 原理 办法 解决 多少 设置 报错 出现 正确 difference work problem issue " +
+    "correct correctly right best proper properly wrong"
+  ).split(" "));
+
+
+  function lowerLetters(w) {
+    for (var i = 0; i < w.length; i++) {
+      var c = w.charCodeAt(i);
+      if (c < 97 || c > 122) return false;
+    }
+    return true;
+  }
+
+  // A light English stemmer, the same for pages and queries: tensors → tensor,
+  // loading/loaded/loader → load, synchronize(d) → synchroniz, pinned → pin
+  function stem(w) {
+    if (w.length < 4 || !lowerLetters(w)) return w;
+    var cut = false, n;
+    if (w.length > 4 && w.endsWith("ies")) return w.slice(0, -3) + "y";
+    if (w.endsWith("es") && (w.endsWith("sses") || w.endsWith("xes") || w.endsWith("zes") ||
+        w.endsWith("ches") || w.endsWith("shes"))) w = w.slice(0, -2);
+    else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);
+    if (w.length > 5 && w.endsWith("ing")) { w = w.slice(0, -3); cut = true; }
+    else if (w.length > 4 && w.endsWith("ed")) { w = w.slice(0, -2); cut = true; }
+    else if (w.length > 5 && w.endsWith("er")) w = w.slice(0, -2);
+    n = w.length;
+    if (cut && n > 1 && w[n - 1] === w[n - 2] && "bdgkmnprt".indexOf(w[n - 1]) >= 0) w = w.slice(0, -1);
+    if (w.length > 4 && w.endsWith("e")) w = w.slice(0, -1);
+    return w;
+  }
+
+  // A Latin word → {whole, suffixes, parts}; whole is null for a plain word.
+  var analysed = new Map();
+  function analyse(word) {
+    var a = analysed.get(word);
+    if (!a) analysed.set(word, a = analyseWord(word));
+    return a;
+  }
+
+  function upper(c) { return c >= 65 && c <= 90; }
+  function lowerOrDigit(c) { return c >= 97 && c <= 122 || c >= 48 && c <= 57; }
+
+  // set_to_none → set, to, none; torch.cuda → torch, cuda; DataLoader → data,
+  // loader; BCEWithLogitsLoss → bce, with, logits, loss (lower case)
+  function splitWord(word) {
+    var pieces = [], start = 0, n = word.length;
+    for (var i = 0; i <= n; i++) {
+      var c = i < n ? word.charCodeAt(i) : 46;
+      if (c === 46 || c === 95 || c === 45) {  // . _ -
+        if (i > start) pieces.push(word.slice(start, i).toLowerCase());
+        start = i + 1;
+      } else if (i > start && upper(c)) {
+        var prev = word.charCodeAt(i - 1);
+        if (lowerOrDigit(prev) || upper(prev) && i + 1 < n && word.charCodeAt(i + 1) >= 97 && word.charCodeAt(i + 1) <= 122) {
+          pieces.push(word.slice(start, i).toLowerCase());
+          start = i;
+        }
+      }
+    }
+    return pieces;
+  }
+
+  function analyseWord(word) {
+    // most words: letters only, lower case or capitalised
+    var rest = word.charCodeAt(0) >= 65 && word.charCodeAt(0) <= 90 ? word.slice(1) : word;
+    if (lowerLetters(rest)) return { whole: null, suffixes: [], parts: [stem(word.toLowerCase())] };
+    var lower = word.toLowerCase().replace(/-/g, "_").replace(/^[_.]+|[_.]+$/g, "");
+    var pieces = splitWord(word);
+    if (pieces.length < 2) return { whole: null, suffixes: [], parts: [stem(lower)] };
+    var suffixes = [];
+    var dotted = lower.split(".");
+    for (var i = 1; i < dotted.length; i++) suffixes.push(dotted.slice(i).join("."));
+    return { whole: lower, suffixes: suffixes, parts: pieces.map(stem) };
+  }
+
+  // ------------------------------------------------------------------ index
+
+  var W_TITLE = 5, W_PAGE = 1.5, W_TEXT = 1, W_CODE = 0.6;
+  var K1 = 1.2, B = 0.5;
+
+  var docs = [];         // index entries, with .page (index of the page's first entry)
+  var ids = new Map();   // term → id
+  var names = [];        // id → term
+  // postings of term id: entries postStart[id] … postStart[id + 1] - 1 of postDoc
+  // (the entry) and postTf (the term's weighted count in it)
+  var postStart = new Int32Array(1), postDoc = new Int32Array(0), postTf = new Float32Array(0);
+  var counts = [];       // id → occurrences in titles and text (Chinese words: segmenting queries)
+  var lengths = [];
+  var avgLength = 1;
+  var hanTotal = 1;
+  var hanMaxLength = 1;
+  var latin = [];        // Latin terms, sorted (prefix and spelling matches)
+  var wholes = [];       // the whole names among them (DataLoader → dataloader, set_to_none)
+  var segmenter = null;
+
+  var postings = {
+    has: function (term) { return ids.has(term); }
+  };
+  var hanCount = {
+    get: function (term) { var id = ids.get(term); return id === undefined ? 0 : counts[id]; },
+    has: function (term) { var id = ids.get(term); return id !== undefined && counts[id] > 0 && HAN.test(term); }
+  };
+
+  function isHan(c) {
+    return c >= 0x4e00 ? c <= 0x9fff || c >= 0xf900 && c <= 0xfaff : c >= 0x3400 && c <= 0x4dbf;
+  }
+
+  function isWordChar(c) {  // [A-Za-z0-9_\u00C0-\u024F], as in WORD
+    return c >= 97 ? c <= 122 || c >= 0xc0 && c <= 0x24f : c >= 65 ? c <= 90 || c === 95 : c >= 48 && c <= 57;
+  }
+
+  function idOf(term) {
+    var id = ids.get(term);
+    if (id === undefined) {
+      id = names.length;
+      ids.set(term, id);
+      names.push(term);
+      counts.push(0);
+    }
+    return id;
+  }
+
+  // A Latin word's term ids: whole name, its dotted suffixes, its parts
+  var wordIds = new Map();
+  var whole = [];
+  function idsOfWord(word) {
+    var out = wordIds.get(word);
+    if (out) return out;
+    var a = analyse(word);
+    out = [];
+    if (a.whole) {
+      out.push(idOf(a.whole));
+      whole[ids.get(a.whole)] = 1;
+      for (var i = 0; i < a.suffixes.length; i++) out.push(idOf(a.suffixes[i]));
+    }
+    for (var j = 0; j < a.parts.length; j++) if (a.parts[j].length > 1) out.push(idOf(a.parts[j]));
+    wordIds.set(word, out);
+    return out;
+  }
+
+  function grow(array, size) {
+    var bigger = new array.constructor(Math.max(size, array.length * 2));
+    bigger.set(array);
+    return bigger;
+  }
+
+  function build(entries) {
+    docs = entries;
+    ids = new Map(); names = []; counts = []; wordIds = new Map(); whole = [];
+    lengths = new Array(docs.length);
+    var pageFirst = new Map();
+    var total = 0;
+    var tf = new Float64Array(1 << 14);     // this entry's weighted count of each term id
+    var touched = new Int32Array(1 << 12), nTouched = 0;
+    var titleIds = [];
+    // (term id, entry, weighted count) of every entry, in entry order
+    var size = 1 << 16, n = 0;
+    var allIds = new Int32Array(size), allDocs = new Int32Array(size), allTf = new Float32Array(size);
+
+    function add(id, weight, title) {
+      if (id >= tf.length) tf = grow(tf, id + 1);
+      if (tf[id] === 0) {
+        if (nTouched === touched.length) touched = grow(touched, 0);
+        touched[nTouched++] = id;
+        if (title) titleIds.push(id);
+      }
+      tf[id] += weight;
+    }
+
+    // Adds the terms of an entry's HTML with a weight: Han runs (jieba's words,
+    // the index keeps them apart with spaces) and Latin words as WORD reads
+    // them, skipping tags and entities. A loop over char codes: the index is
+    // built while the reader waits for the first result.
+    function scan(text, weight, count, title) {
+      var n = text.length, i = 0, c, start, id, list, k;
+      while (i < n) {
+        c = text.charCodeAt(i);
+        if (c === 60) {  // <tag>
+          k = text.indexOf(">", i);
+          i = k < 0 ? n : k + 1;
+        } else if (c === 38) {  // &entity;
+          k = text.indexOf(";", i);
+          i = k > i && k - i <= 8 ? k + 1 : i + 1;
+        } else if (isHan(c)) {
+          start = i;
+          while (++i < n && isHan(text.charCodeAt(i)));
+          id = idOf(text.slice(start, i));
+          if (count) counts[id]++;
+          add(id, weight, title);
+        } else if (isWordChar(c)) {
+          start = i++;
+          while (i < n) {
+            c = text.charCodeAt(i);
+            if (isWordChar(c)) i++;
+            else if ((c === 46 || c === 45) && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) i += 2;
+            else break;
+          }
+          list = idsOfWord(text.slice(start, i));
+          for (k = 0; k < list.length; k++) add(list[k], weight, title);
+        } else i++;
+      }
+    }
+
+    for (var d = 0; d < docs.length; d++) {
+      var doc = docs[d];
+      var path = doc.location.split("#")[0];
+      if (!pageFirst.has(path)) pageFirst.set(path, d);
+      doc.page = pageFirst.get(path);
+      titleIds = [];
+      scan(doc.title, W_TITLE, true, true);
+      doc.titleIds = titleIds;
+      scan(doc.text, W_TEXT, true, false);
+      if (doc.code) scan(doc.code, W_CODE, false, false);
+      if (doc.page !== d) {
+        var pageTitle = docs[doc.page].titleIds;
+        for (var p = 0; p < pageTitle.length; p++) add(pageTitle[p], W_PAGE, false);
+      }
+      if (n + nTouched > size) {
+        size = Math.max(size * 2, n + nTouched);
+        allIds = grow(allIds, size); allDocs = grow(allDocs, size); allTf = grow(allTf, size);
+      }
+      var length = 0;
+      for (var t = 0; t < nTouched; t++) {
+        var id = touched[t];
+        allIds[n] = id; allDocs[n] = d; allTf[n++] = tf[id];
+        length += tf[id];
+        tf[id] = 0;
+      }
+      nTouched = 0;
+      lengths[d] = length;
+      total += length;
+    }
+    // group by term (a counting sort keeps each term's entries in entry order)
+    var terms = names.length;
+    postStart = new Int32Array(terms + 1);
+    for (var a = 0; a < n; a++) postStart[allIds[a] + 1]++;
+    for (var b = 0; b < terms; b++) postStart[b + 1] += postStart[b];
+    var fill = postStart.slice(0, terms);
+    postDoc = new Int32Array(n);
+    postTf = new Float32Array(n);
+    for (var e = 0; e < n; e++) {
+      var at = fill[allIds[e]]++;
+      postDoc[at] = allDocs[e];
+      postTf[at] = allTf[e];
+    }
+    avgLength = total / Math.max(1, docs.length);
+    hanTotal = 0;
+    hanMaxLength = 1;
+    latin = [];
+    wholes = [];
+    for (var m = 0; m < terms; m++) {
+      if (isHan(names[m].charCodeAt(0))) {
+        hanTotal += counts[m];
+        if (names[m].length > hanMaxLength) hanMaxLength = names[m].length;
+      } else {
+        latin.push(names[m]);
+        if (whole[m]) wholes.push(names[m]);
+      }
+    }
+    hanMaxLength = Math.min(hanMaxLength, 8);
+    latin.sort();
+  }
+
+  function df(term) {
+    var id = ids.get(term);
+    return id === undefined ? 0 : postStart[id + 1] - postStart[id];
+  }
+
+  function idf(term) {
+    var n = df(term);
+    return Math.log(1 + (docs.length - n + 0.5) / (n + 0.5));
+  }
+
+  // ------------------------------------------------------------------ query
+
+  // Index words of a Han run, cut like jieba cuts the pages: the most probable
+  // path through the index's words; a character the index lacks stands alone.
+  function cutHan(run) {
+    var n = run.length;
+    var best = [0], back = [0];
+    var logTotal = Math.log(hanTotal + 1);
+    for (var i = 1; i <= n; i++) { best[i] = -Infinity; back[i] = i - 1; }
+    for (var s = 0; s < n; s++) {
+      if (best[s] === -Infinity) continue;
+      for (var len = 1; len <= hanMaxLength && s + len <= n; len++) {
+        var word = run.substr(s, len);
+        var c = hanCount.get(word) || (synonymMap.has(word) ? 2 : 0);
+        var score;
+        if (c) score = best[s] + Math.log(c) - logTotal;
+        else if (len === 1) score = best[s] - logTotal - 4;
+        else continue;
+        if (score > best[s + len]) { best[s + len] = score; back[s + len] = s; }
+      }
+    }
+    var words = [];
+    for (var e = n; e > 0; e = back[e]) words.unshift({ word: run.slice(back[e], e), start: back[e] });
+    return words;
+  }
+
+  function segments(run) {
+    if (!segmenter) return [];
+    var out = [];
+    for (var it = segmenter.segment(run)[Symbol.iterator](), r = it.next(); !r.done; r = it.next()) {
+      out.push({ word: r.value.segment, start: r.value.index });
+    }
+    return out;
+  }
+
+  // Damerau (optimal string alignment) distance, at most `max`, else max + 1
+  function distance(a, b, max) {
+    if (Math.abs(a.length - b.length) > max) return max + 1;
+    var prev2 = null, prev = [], cur;
+    for (var j = 0; j <= b.length; j++) prev[j] = j;
+    for (var i = 1; i <= a.length; i++) {
+      cur = [i];
+      var low = i;
+      for (var k = 1; k <= b.length; k++) {
+        var cost = a[i - 1] === b[k - 1] ? 0 : 1;
+        var v = Math.min(prev[k] + 1, cur[k - 1] + 1, prev[k - 1] + cost);
+        if (i > 1 && k > 1 && a[i - 1] === b[k - 2] && a[i - 2] === b[k - 1]) v = Math.min(v, prev2[k - 2] + 1);
+        cur[k] = v;
+        if (v < low) low = v;
+      }
+      if (low > max) return max + 1;
+      prev2 = prev;
+      prev = cur;
+    }
+    return prev[b.length];
+  }
+
+  function prefixed(prefix, limit) {
+    var lo = 0, hi = latin.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (latin[mid] < prefix) lo = mid + 1; else hi = mid; }
+    var out = [];
+    for (var i = lo; i < latin.length && latin[i].lastIndexOf(prefix, 0) === 0; i++) {
+      if (latin[i] !== prefix) out.push(latin[i]);
+    }
+    out.sort(function (x, y) { return df(y) - df(x); });
+    return out.slice(0, limit);
+  }
+
+  function neighbours(word, among) {
+    if (word.length < 5 || /\d/.test(word)) return [];
+    var max = word.length >= 8 ? 2 : 1;
+    var out = [];
+    among = among || latin;
+    for (var i = 0; i < among.length; i++) {
+      var t = among[i];
+      if (Math.abs(t.length - word.length) > max || HAN.test(t)) continue;
+      var d = distance(word, t, max);
+      if (d <= max) out.push({ t: t, w: d === 1 ? 0.7 : 0.5 });
+    }
+    out.sort(function (x, y) { return df(y.t) - df(x.t); });
+    return out.slice(0, 4);
+  }
+
+  // A term the index has → [{t, w}]; a term it lacks → its neighbours.
+  function alternatives(term, typing, long) {
+    var alts = [];
+    if (postings.has(term)) alts.push({ t: term, w: 1 });
+    // the word being typed may be the start of a longer one, unless it is a
+    // common word already (gpu, data, to: no wildcard)
+    if (typing && term.length >= 3 && !(alts.length && df(term) > docs.length / 20)) {
+      prefixed(term, 8).forEach(function (t) { alts.push({ t: t, w: alts.length ? 0.4 : 0.8 }); });
+    }
+    if (!alts.length && long) {
+      if (term.length >= 5) prefixed(term, 4).forEach(function (t) { alts.push({ t: t, w: 0.6 }); });
+      if (!alts.length) alts = neighbours(term);
+    }
+    return alts;
+  }
+
+  // The query → groups, one per reader's word:
+  //   {label, w, alts: [{t, w}], parts: [group], phrases: [[term, …]], join}
+  // A group matches a section through its best alternative, the mean of its
+  // parts (a compound's pieces) or the mean of a phrase (a synonym in words).
+  function parse(raw, keepStopWords) {
+    var query = raw.normalize("NFKC");
+    var typingEnd = !/\s$/.test(query);
+    var groups = [];
+    var words = [];
+    WORD.lastIndex = 0;
+    var m;
+    while ((m = WORD.exec(query))) words.push(m);
+    words.forEach(function (m, index) {
+      var typing = typingEnd && index === words.length - 1 && m.index + m[0].length === query.length;
+      if (m[1]) return hanGroups(m[1], groups, keepStopWords);
+      var word = m[2], lower = word.toLowerCase();
+      if (NUMBERISH.test(lower)) return;
+      var a = analyse(word);
+      var group;
+      if (!a.whole) {
+        var term = a.parts[0];
+        if (term.length < 2 || !keepStopWords && (STOP_EN.has(lower) || STOP_EN.has(term))) return;
+        group = { label: lower, w: WEAK.has(lower) ? 0.3 : 1, alts: alternatives(term, typing, true),
+          parts: [], phrases: [], join: term };
+        // "dataloader" is also the whole name DataLoader, which is not stemmed;
+        // "dataloder" is a misspelt name even when its stem happens to exist
+        if (lower !== term && postings.has(lower)) group.alts.unshift({ t: lower, w: 1 });
+        else if (lower !== term) group.alts = group.alts.concat(neighbours(lower, wholes));
+        addSynonyms(group, term);
+        groups.push(group);
+        return;
+      }
+      var alts = alternatives(a.whole, typing, false);
+      a.suffixes.forEach(function (s) { if (postings.has(s)) alts.push({ t: s, w: 0.8 }); });
+      if (!alts.length) alts = neighbours(a.whole);
+      var parts = [];
+      a.parts.forEach(function (p, i) {
+        if (p.length < 2 || STOP_EN.has(p) || NUMBERISH.test(p)) return;
+        parts.push({ label: p, w: 1, alts: alternatives(p, typing && i === a.parts.length - 1, true), parts: [], phrases: [] });
+      });
+      group = { label: a.whole, w: 1, alts: alts, parts: parts, phrases: [] };
+      addSynonyms(group, a.whole);
+      groups.push(group);
+    });
+    joined(groups);
+    return groups;
+  }
+
+  // Neighbouring words that the pages write as one name ("data loader" is also
+  // DataLoader, "zero grad" zero_grad, "distributed data parallel"
+  // DistributedDataParallel), or that the glossary names ("pinned memory" is
+  // 锁页内存 on the Chinese site).
+  function joined(groups) {
+    var found = [];
+    for (var i = 0; i < groups.length; i++) {
+      var name = groups[i].join, snake = groups[i].join, phrase = groups[i].join;
+      for (var j = i + 1; j < groups.length && j < i + 3 && name && groups[j].join; j++) {
+        name += groups[j].join;
+        snake += "_" + groups[j].join;
+        phrase += " " + groups[j].join;
+        [name, snake].forEach(function (t) {
+          if (postings.has(t)) found.push({ label: t, w: JOINED_WEIGHT, alts: [{ t: t, w: 1 }], parts: [], phrases: [] });
+        });
+        var group = { label: phrase, w: 1, alts: [], parts: [], phrases: [] };
+        addSynonyms(group, phrase);
+        if (group.alts.length || group.phrases.length) found.push(group);
+      }
+    }
+    Array.prototype.push.apply(groups, found);
+  }
+
+  function hanGroups(run, groups, keepStopWords) {
+    var path = cutHan(run);
+    var extra = segments(run).filter(function (s) { return s.word.length > 1 && hanCount.has(s.word); });
+    path.forEach(function (p) {
+      var word = p.word;
+      var known = hanCount.has(word);
+      if (!keepStopWords && STOP_ZH.has(word)) return;
+      var group = { label: word, w: word.length > 1 && !WEAK.has(word) ? 1 : 0.3, alts: [], parts: [], phrases: [] };
+      if (known) group.alts.push({ t: word, w: 1 });
+      addSynonyms(group, word);
+      if (!known && word.length === 1 && !group.alts.length && !group.phrases.length) return;
+      var end = p.start + word.length;
+      // Intl.Segmenter's words that overlap this one, and the index's words inside it
+      extra.forEach(function (s) {
+        if (s.word !== word && s.start < end && s.start + s.word.length > p.start) group.alts.push({ t: s.word, w: 0.8 });
+      });
+      for (var i = 0; i < word.length; i++) {
+        for (var j = i + 2; j <= word.length; j++) {
+          var sub = word.slice(i, j);
+          if (sub !== word && hanCount.has(sub) && !STOP_ZH.has(sub)) group.alts.push({ t: sub, w: 0.5 });
+        }
+      }
+      if (group.alts.length || group.phrases.length) groups.push(group);
+    });
+  }
+
+  // ------------------------------------------------------------------ ranking
+
+  var PART_WEIGHT = 0.6;
+  var MAX_PAGES = 10, MAX_SECTIONS = 6;
+  var PAGE_TITLE_BOOST = 0.5;
+  // Neighbouring words joined into a name the pages use ("data loader" →
+  // DataLoader) are one more way to match, not one more thing the query asks
+  // for: at full weight a short title naming DataLoader outranked the page
+  // titled "Data loading" for "data loading".
+  var JOINED_WEIGHT = 0.3;
+
+  function termScores(alts, into) {
+    for (var a = 0; a < alts.length; a++) {
+      var id = ids.get(alts[a].t);
+      if (id === undefined) continue;
+      var weight = alts[a].w * idf(alts[a].t);
+      for (var i = postStart[id]; i < postStart[id + 1]; i++) {
+        var d = postDoc[i], tf = postTf[i];
+        var s = weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[d] / avgLength));
+        if (!(into.get(d) >= s)) into.set(d, s);
+      }
+    }
+    return into;
+  }
+
+  var SYNONYM_PHRASE_WEIGHT = 0.7;
+
+  function groupScores(group) {
+    var scores = termScores(group.alts, new Map());
+    group.phrases.forEach(function (terms) {
+      var sum = new Map();
+      terms.forEach(function (t) {
+        termScores([{ t: t, w: 1 }], new Map()).forEach(function (s, d) { sum.set(d, (sum.get(d) || 0) + s); });
+      });
+      sum.forEach(function (s, d) {
+        var v = SYNONYM_PHRASE_WEIGHT * s / terms.length;
+        if (!(scores.get(d) >= v)) scores.set(d, v);
+      });
+    });
+    if (group.parts.length) {
+      var sum = new Map();
+      group.parts.forEach(function (part) {
+        groupScores(part).forEach(function (s, d) { sum.set(d, (sum.get(d) || 0) + s); });
+      });
+      sum.forEach(function (s, d) {
+        var v = PART_WEIGHT * s / group.parts.length;
+        if (!(scores.get(d) >= v)) scores.set(d, v);
+      });
+    }
+    return scores;
+  }
+
+  function rarity(group) {
+    var best = 0;
+    group.alts.forEach(function (a) { best = Math.max(best, a.w * idf(a.t)); });
+    group.parts.forEach(function (p) { best = Math.max(best, PART_WEIGHT * rarity(p)); });
+    group.phrases.forEach(function (terms) {
+      var sum = 0;
+      terms.forEach(function (t) { sum += idf(t); });
+      best = Math.max(best, SYNONYM_PHRASE_WEIGHT * sum / terms.length);
+    });
+    return best;
+  }
+
+  function rank(groups) {
+    var total = new Map(), covered = new Map();
+    var coverable = 0;
+    var matched = new Set();
+    groups.forEach(function (group) {
+      var weight = group.w * rarity(group);
+      if (!weight) return;
+      coverable += weight;
+      groupScores(group).forEach(function (s, d) {
+        total.set(d, (total.get(d) || 0) + group.w * s);
+        covered.set(d, (covered.get(d) || 0) + weight);
+      });
+    });
+    var sections = [];
+    total.forEach(function (s, d) {
+      var coverage = covered.get(d) / coverable;
+      sections.push({ d: d, score: s * (0.2 + 0.8 * coverage * coverage) });
+    });
+    return sections;
+  }
+
+  // ------------------------------------------------------------------ results
+
+  // Marks the words of `html` (outside tags) whose index terms are in `terms`
+  function mark(html, terms) {
+    return html.replace(/(<[^>]*>)|([^<]+)/g, function (all, tag, text) {
+      if (tag) return tag;
+      return text.replace(WORD, function (word, han, latinWord) {
+        if (han) return terms.has(han) ? "<mark>" + han + "</mark>" : han;
+        var a = analyse(latinWord);
+        var hit = a.whole ? terms.has(a.whole) || a.suffixes.some(function (s) { return terms.has(s); }) ||
+          a.parts.some(function (p) { return terms.has(p); }) : terms.has(a.parts[0]);
+        return hit ? "<mark>" + word + "</mark>" : word;
+      });
+    });
+  }
+
+  // The (at most two) blocks of a section's text that hold a match
+  function teaser(html, terms) {
+    var blocks = html.split(/(?<=<\/(?:p|li|ul|ol|dl|table|blockquote|div)>)\s*/);
+    var hits = [];
+    for (var i = 0; i < blocks.length && hits.length < 2; i++) {
+      var marked = mark(blocks[i], terms);
+      if (marked !== blocks[i]) hits.push(marked);
+    }
+    return hits.length ? hits.join("") : blocks[0] || "";
+  }
+
+  function groupTerms(group) {
+    var out = group.alts.map(function (a) { return a.t; });
+    group.parts.forEach(function (p) { out = out.concat(groupTerms(p)); });
+    group.phrases.forEach(function (terms) { out = out.concat(terms); });
+    return out;
+  }
+
+  function search(raw) {
+    var groups = parse(raw, false);
+    if (!groups.length) groups = parse(raw, true);
+    var known = groups.filter(function (g) { return rarity(g) > 0; });
+    if (!known.length) return { items: [] };
+    var sections = rank(known);
+    var pages = new Map();
+    sections.forEach(function (s) {
+      var page = docs[s.d].page;
+      if (!pages.has(page)) pages.set(page, []);
+      pages.get(page).push(s);
+    });
+    // a page whose title names what the query asks about is about it
+    var weights = known.map(function (g) { return g.w * rarity(g); });
+    var all = weights.reduce(function (a, b) { return a + b; }, 0);
+    var termsOf = known.map(function (g) {
+      return groupTerms(g).map(function (t) { return ids.get(t); });
+    });
+    var ranked = [];
+    pages.forEach(function (list, page) {
+      list.sort(function (x, y) { return y.score - x.score; });
+      var score = list[0].score + 0.2 * (list[1] ? list[1].score : 0) + 0.1 * (list[2] ? list[2].score : 0);
+      var title = docs[page].titleIds, named = 0;
+      termsOf.forEach(function (list, g) {
+        if (list.some(function (id) { return title.indexOf(id) >= 0; })) named += weights[g];
+      });
+      ranked.push({ page: page, score: score * (1 + PAGE_TITLE_BOOST * named / all), sections: list });
+    });
+    ranked.sort(function (x, y) { return y.score - x.score; });
+    if (!ranked.length) return { items: [] };
+    var floor = ranked[0].score * 0.15;  // pages far below the best are noise
+    ranked = ranked.filter(function (r) { return r.score >= floor; }).slice(0, MAX_PAGES);
+
+    var terms = new Set();
+    var labels = {};
+    known.forEach(function (g) {
+      labels[g.label] = false;
+      groupTerms(g).forEach(function (t) { terms.add(t); });
+    });
+    var items = ranked.map(function (r) {
+      var top = r.sections[0].score;
+      var group = r.sections.slice(0, MAX_SECTIONS).map(function (s) {
+        var doc = docs[s.d];
+        var hit = {};
+        known.forEach(function (g) {
+          hit[g.label] = groupTerms(g).some(function (t) {
+            var id = ids.get(t);
+            if (id === undefined) return false;
+            for (var i = postStart[id]; i < postStart[id + 1]; i++) if (postDoc[i] === s.d) return true;
+            return false;
+          });
+        });
+        return {
+          location: doc.location,
+          title: mark(doc.title, terms).replace(CJK_GAP, "$1"),
+          text: teaser(doc.text, terms).replace(CJK_GAP, "$1"),
+          score: s.score / top * r.score,
+          terms: hit
+        };
+      });
+      if (!group.some(function (item) { return item.location === docs[r.page].location; })) {
+        var article = docs[r.page];
+        group.push({ location: article.location, title: article.title.replace(CJK_GAP, "$1"), text: "", score: 0, terms: labels });
+      }
+      return group;
+    });
+    return { items: items };
+  }
+
+  // How a query is read: its groups and terms, and how many of its Chinese
+  // characters fall in words the index has, cut by Intl.Segmenter alone and
+  // by cutHan (which the search uses)
+  function explain(raw) {
+    var runs = raw.normalize("NFKC").match(/[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g) || [];
+    var out = { chars: 0, segmenter: 0, cut: 0, groups: [] };
+    runs.forEach(function (run) {
+      out.chars += run.length;
+      segments(run).forEach(function (s) { if (hanCount.has(s.word)) out.segmenter += s.word.length; });
+      cutHan(run).forEach(function (w) { if (hanCount.has(w.word)) out.cut += w.word.length; });
+    });
+    out.groups = parse(raw, false).map(function (g) { return { label: g.label, w: g.w, terms: groupTerms(g) }; });
+    return out;
+  }
+
+  // ------------------------------------------------------------------ messages
+
+  function handle(message) {
+    switch (message.type) {
+      case SETUP:
+        var started = Date.now();
+        if (!segmenter) warmUp();
+        build(message.data.docs);
+        setSynonyms(message.data.config && message.data.config.synonyms);
+        return { type: READY, ms: Date.now() - started };
+      case QUERY:
+        try {
+          var t0 = Date.now();
+          var data = search(String(message.data || ""));
+          return { type: RESULT, data: data, query: message.data, ms: Date.now() - t0 };
+        } catch (err) {
+          console.warn("search failed for " + JSON.stringify(message.data), err);
+          return { type: RESULT, data: { items: [] }, query: message.data };
+        }
+      case EXPLAIN:
+        return { type: EXPLAINED, data: explain(String(message.data || "")), query: message.data };
+      default:
+        throw new TypeError("Invalid message type");
+    }
+  }
+
+  // Warm-up, while the page loads and long before the index comes (it is only
+  // fetched when the reader goes for the search box): the word segmenter loads
+  // its data, and the code that builds the index and answers a query runs on a
+  // small made-up index, so that the JavaScript engine has compiled it by the
+  // time the reader's first query waits for the real one.
+  function warmUp() {
+    if (typeof Intl !== "undefined" && Intl.Segmenter) {
+      segmenter = new Intl.Segmenter("zh", { granularity: "word" });
+      Array.from(segmenter.segment("预热分词器"));
+    }
+    if (docs.length) return;
+    var text = "<p>把 模型 和 数据 放到 GPU 上 ， 用 的 是 <code>Tensor.to(device)</code> 。 " +
+      "The DataLoader loads batches; torch.cuda.synchronize() waits &amp; set_to_none=True " +
+      "pinned memory non-blocking copies float16 tensors.</p> <ul><li>锁页 内存 与 异步 拷贝</li></ul>";
+    var fake = [];
+    for (var i = 0; i < 60; i++) {
+      fake.push({ location: "p" + (i >> 2) + "/" + (i & 3 ? "#s" + i : ""), title: "标题 Title " + i, text: text + " word" + i });
+    }
+    build(fake);
+    setSynonyms({});
+    ["怎么把模型放到GPU上", "torch.cuda.synchronize", "pinned memry", "data loader"].forEach(search);
+    docs = [];
+  }
+
+  self.addEventListener("message", function (ev) {
+    postMessage(handle(ev.data));
+  });
+  setTimeout(warmUp, 0);
+})();
