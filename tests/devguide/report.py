@@ -1,13 +1,23 @@
-"""The census rendered into the site (the mkdocs hook ``docs/overrides/hooks/validation_report.py``).
+"""The test results rendered into the site (the mkdocs hook ``docs/overrides/hooks/validation_report.py``).
 
-``make test`` writes the census with each block's result. The "Validation
-report" page shows it (``<!-- validation-report -->``) and each page gets a line
-under its title: which torch validated how many of its blocks on CPU, and
-whether CUDA did -- the GPU workflow's census (``build/gpu/validation.json``)
-when present, else the GPU run recorded in ``.ci/gpu-run/``, counted only for
-blocks whose hash still matches, naming the torch and GPU it ran on. Without a
-recorded run (a fresh ``make serve``) the report shows the census of the
-sources alone, computed once per build.
+Each page gets one line under its title saying what ran, linking to the page's
+row of the "Validation report" page (``<!-- validation-report -->``), which
+shows every page, the failed and the excused blocks, and the machines.
+
+Where the results come from:
+
+* CPU: ``build/validation.json`` (``make test`` writes it) or, when that is
+  absent or older, the last CPU run recorded in the repository
+  (``.ci/cpu-run/summary.json``, ``devguide.summary``), so a build without a test
+  run still shows the last results, never nothing.
+* CUDA: the GPU workflow's census (``build/gpu/validation.json``) when present,
+  else the GPU run recorded in ``.ci/gpu-run/``; or ``build/validation.json``
+  itself when it was written on a CUDA machine.
+
+A result counts for a block only while the block's hash (code, marks, expected
+outputs) is the one that ran, on the same page: a block changed since that run
+is "not yet run", never "✓". Notebook cells run while the site is built (a
+raising cell fails the build), so a built notebook page has run them.
 
 ``<!-- gpu-output -->`` after a CUDA-only block shows what that block printed in
 the GPU run (``artifacts/outputs/`` beside that census), e.g. the measured
@@ -18,60 +28,191 @@ changed is shown by mkdocs-git-revision-date-localized-plugin, not here.
 from __future__ import annotations
 
 import functools
+import html
 import re
 import textwrap
-from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from devguide import census, config
+from devguide import census, config, summary
 from devguide.config import GPU, GPU_RECORDED
-from devguide.pages import scan_fences
+from devguide.pages import (
+    classify,
+    notebook_code_cells,
+    notebooks,
+    page_blocks,
+    pages,
+    scan_fences,
+)
 
 MARKER = "<!-- validation-report -->"
 GPU_MARKER = "<!-- gpu-output -->"
+RUN_KINDS = ("python", "bash")  # what every CPU run runs
+# blocks that need an accelerator: their kind in the census → the accelerator's name
+ACCELERATOR_KINDS = {"cuda": "CUDA"}
 
 TEXT = {
     "zh": {
-        "none": "还没有记录到测试运行：下表只是源文件的统计。运行 `make test` 后重新构建即可看到每个代码块的结果。",
-        "run": "最近一次测试运行：{generated}，torch {torch}，Python {python}，设备 **{accelerator}**。",
-        "gpu_run": "最近一次 GPU 运行：{generated}，{label}，CUDA {cuda}：{passed} 个代码块通过，{failed} 个失败；另有 {changed} 个代码块在那次运行之后改过，等待下一次 GPU 运行。",
+        # the line under each page title
+        "cpu_ok": "{n} 个示例已在 CPU 上运行（torch {torch}）",
+        "cpu_some": "{n} 个示例中 {p} 个已在 CPU 上运行（torch {torch}）",
+        "cpu_changed": "{u} 个改动后尚未运行",
+        "cpu_failed": "{n} 个示例中 {f} 个在 CPU 上失败（torch {torch}）",
+        "cpu_none": "{n} 个示例尚未运行",
+        "cells": "{n} 个代码单元已在构建站点时运行",
+        "acc_ok": "{n} 个 {acc} 示例已在 {gpu} 上运行",
+        "acc_some": "{n} 个 {acc} 示例中 {p} 个已在 {gpu} 上运行",
+        "acc_unrun": "{u} 个尚未在 GPU 上运行",
+        "acc_none": "{n} 个 {acc} 示例尚未在 GPU 上运行",
+        "acc_failed": "{n} 个 {acc} 示例中 {f} 个在 {gpu} 上失败",
+        "line_label": "本页的验证结果，见验证报告",
+        # the report
+        "machines": "结果来自哪里",
+        "cpu_machine": "**CPU 运行**：{date} · {cpu} · {os} · Python {python} · torch {torch}。{source}",
+        "gpu_machine": "**GPU 运行**：{date} · {gpus} · CUDA {cuda} · {host}Python {python} · torch {torch}。{source}",
+        "src_test": "来自本次构建之前的测试运行（`build/validation.json`）。",
+        "src_recorded": "来自仓库中记录的最近一次运行（`.ci/cpu-run/summary.json`，`make test` 在结果变化时更新它）。",
+        "src_gpu": "来自 GPU 工作流的最近一次运行（`build/gpu/`）。",
+        "src_gpu_recorded": "来自仓库中记录的 GPU 运行（`.ci/gpu-run/`）。",
+        "no_cpu": "**CPU 运行**：还没有记录。运行 `make test` 后重新构建即可看到每个代码块的结果。",
+        "no_gpu": "**GPU 运行**：还没有记录，CUDA 示例都尚未在 GPU 上运行。",
+        "totals": "本语言的页面共有 {n} 个在 CPU 上运行的示例：{p} 个通过，{f} 个失败，{u} 个改动后尚未运行。{acc_n} 个 CUDA 示例：{acc_p} 个已在 GPU 上通过，{acc_f} 个失败，{acc_u} 个尚未在 GPU 上运行。笔记本的 {cells} 个代码单元在构建站点时运行。",
         "shared": "有 {n} 个英文代码块与中文页的对应代码块逐字相同（代码、标记、期望输出），每对只测试一次，两页共用结果。",
-        "head": "| 页面 | CPU 上执行 | 仅 CUDA | 豁免 | 输出校验 | 笔记本单元 | CPU 结果 |",
-        "total": "**合计**",
+        "pages": "各页面",
+        "col_page": "页面",
+        "col_cpu": "CPU 上的示例",
+        "col_acc": "CUDA 示例（GPU）",
+        "col_outputs": "校验的输出",
+        "col_excused": "豁免",
+        "cell_ok": "✓ {n}",
+        "cell_some": "✓ {p} / {n}",
+        "cell_changed": "{u} 个改动后未运行",
+        "cell_unrun": "{u} 个未运行",
+        "cell_failed": "✗ {f} / {n} 失败",
+        "cell_none": "{n} 个未运行",
+        "cell_cells": "✓ {n} 个代码单元（构建时）",
+        "failed": "失败的代码块",
+        "failed_none": "这些运行中没有失败的代码块。",
+        "failed_item": "第 {line} 行（{language}），{where}",
+        "on_cpu": "CPU",
         "excused": "豁免的代码块及理由",
-        "ok": "✓",
-        "failed": "✗ {n}",
-        "not_run": "未运行",
-        "badge": "本页 {n} 个代码块已用 torch {torch} 在 CPU 上验证 {cpu}",
-        "badge_cuda": "CUDA {cuda}",
-        "pending": "待验证",
-        "partly": "（其中 {n} 个代码块与那次运行时一致）",
+        "excused_none": "没有豁免的代码块。",
+        "excused_item": "第 {line} 行（{language}）：{reason}",
+        "pending_title": "尚未在 GPU 上运行的 CUDA 代码块",
+        "pending_item": "第 {line} 行（{language}）",
+        # GPU outputs under CUDA blocks
         "gpu_output": "GPU 实测：{label}，{date}",
-        "gpu_none": '还没有 GPU 实测数据',
+        "gpu_none": "还没有 GPU 实测数据",
         "gpu_stale": "代码块在上次 GPU 运行之后改过，实测数据待更新",
         "gpu_none_text": "GPU 工作流运行过这个代码块之后，它打印的结果会显示在这里。",
     },
     "en": {
-        "none": "No test run has been recorded yet: the table counts the sources only. Run `make test` and build again to see each block's result.",
-        "run": "Last test run: {generated}, torch {torch}, Python {python}, device **{accelerator}**.",
-        "gpu_run": "Last GPU run: {generated}, {label}, CUDA {cuda}: {passed} blocks passed, {failed} failed; {changed} more blocks changed since that run and wait for the next one.",
+        "cpu_ok": "{n} {examples} ran on CPU (torch {torch})",
+        "cpu_some": "{p} of {n} examples ran on CPU (torch {torch})",
+        "cpu_changed": "{u} changed since, not yet run",
+        "cpu_failed": "{f} of {n} examples failed on CPU (torch {torch})",
+        "cpu_none": "{n} {examples} not yet run",
+        "cells": "{n} code {cells_word} ran when the site was built",
+        "acc_ok": "{n} {acc} {examples} ran on {gpu}",
+        "acc_some": "{p} of {n} {acc} examples ran on {gpu}",
+        "acc_unrun": "{u} not yet run on a GPU",
+        "acc_none": "{n} {acc} {examples} not yet run on a GPU",
+        "acc_failed": "{f} of {n} {acc} examples failed on {gpu}",
+        "line_label": "What ran on this page, in the validation report",
+        "machines": "Where the results come from",
+        "cpu_machine": "**CPU run**: {date} · {cpu} · {os} · Python {python} · torch {torch}. {source}",
+        "gpu_machine": "**GPU run**: {date} · {gpus} · CUDA {cuda} · {host}Python {python} · torch {torch}. {source}",
+        "src_test": "From the test run before this build (`build/validation.json`).",
+        "src_recorded": "From the last run recorded in the repository (`.ci/cpu-run/summary.json`, which `make test` updates when the results change).",
+        "src_gpu": "From the GPU workflow's last run (`build/gpu/`).",
+        "src_gpu_recorded": "From the GPU run recorded in the repository (`.ci/gpu-run/`).",
+        "no_cpu": "**CPU run**: none recorded yet. Run `make test` and build again to see each block's result.",
+        "no_gpu": "**GPU run**: none recorded yet; no CUDA example has run on a GPU.",
+        "totals": "This language's pages hold {n} examples that run on CPU: {p} passed, {f} failed, {u} changed since the last run and not yet run. {acc_n} CUDA examples: {acc_p} passed on a GPU, {acc_f} failed, {acc_u} not yet run on a GPU. The notebooks' {cells} code cells ran when the site was built.",
         "shared": "{n} English blocks are identical to their Chinese twins (code, marks, expected output), so each such pair is tested once and both pages share the result.",
-        "head": "| Page | Run on CPU | CUDA-only | Excused | Outputs checked | Notebook cells | CPU result |",
-        "total": "**Total**",
+        "pages": "Pages",
+        "col_page": "Page",
+        "col_cpu": "Examples on CPU",
+        "col_acc": "CUDA examples (GPU)",
+        "col_outputs": "Outputs checked",
+        "col_excused": "Excused",
+        "cell_ok": "✓ {n}",
+        "cell_some": "✓ {p} of {n}",
+        "cell_changed": "{u} changed, not run",
+        "cell_unrun": "{u} not run",
+        "cell_failed": "✗ {f} of {n} failed",
+        "cell_none": "{n} not run",
+        "cell_cells": "✓ {n} code cells (build)",
+        "failed": "Failed blocks",
+        "failed_none": "No block failed in these runs.",
+        "failed_item": "line {line} ({language}), {where}",
+        "on_cpu": "CPU",
         "excused": "Excused blocks and why",
-        "ok": "✓",
-        "failed": "✗ {n}",
-        "not_run": "not run",
-        "badge": "{n} blocks on this page validated with torch {torch} on CPU {cpu}",
-        "badge_cuda": "CUDA {cuda}",
-        "pending": "pending",
-        "partly": "({n} blocks unchanged since that run)",
+        "excused_none": "No block is excused.",
+        "excused_item": "line {line} ({language}): {reason}",
+        "pending_title": "CUDA blocks not yet run on a GPU",
+        "pending_item": "line {line} ({language})",
         "gpu_output": "Measured on a GPU: {label}, {date}",
         "gpu_none": "No GPU measurement yet",
         "gpu_stale": "This block changed since the last GPU run: measurement pending",
         "gpu_none_text": "Once the GPU workflow has run this block, what it printed appears here.",
     },
 }
+
+# The reasons of the harness's own marks and of the excused blocks, in Chinese
+# (the marks are the same on both pages of a pair, so they are written in English).
+# A reason missing here is shown as written.
+REASONS_ZH = {
+    "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)": "需要 CUDA 设备：在 GPU 工作流中运行（REQUIRE_CUDA=1）",
+    "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1); compiled and API-checked here": "需要 CUDA 设备：在 GPU 工作流中运行（REQUIRE_CUDA=1）；这里只编译并检查 API 名称",
+    "needs two GPUs": "需要两块 GPU",
+    "needs two machines; the rehearsal below runs the same launch on one, in the static form": "需要两台机器；下方的演练在一台机器上以静态形式运行同样的启动命令",
+    "shown for reading: the bash block below runs this file in a subprocess": "仅供阅读：下方的 bash 代码块在子进程中运行这个文件",
+    "shown for reading: the block below runs this file in a subprocess": "仅供阅读：下方的代码块在子进程中运行这个文件",
+    "shown for reading: the blocks below run this file in a subprocess": "仅供阅读：下方的代码块在子进程中运行这个文件",
+    "shown for reading; run by the torchrun block above": "仅供阅读：由上方的 torchrun 代码块运行",
+    "installs packages; the test environment is set up by make": "会安装软件包；测试环境由 make 搭建",
+    "train.py stands for your program; the CUDA block below runs a real one": "train.py 代表你自己的程序；下方的 CUDA 代码块运行一个真实的程序",
+    "triggers a device-side assert, which breaks the CUDA context of the process; the CUDA bash block above runs it in child processes": "会触发设备端断言，使进程的 CUDA 上下文无法再用；上方的 CUDA bash 代码块在子进程中运行它",
+    "needs compute-sanitizer from the NVIDIA CUDA Toolkit, which pip does not install; train.py stands for your program": "需要 NVIDIA CUDA Toolkit 中的 compute-sanitizer，pip 不会安装它；train.py 代表你自己的程序",
+    "the same program runs as the CUDA block above": "同一个程序已作为上方的 CUDA 代码块运行",
+    "runs the whole test suite, i.e. the command that runs this page": "运行整个测试套件，也就是运行本页的那条命令",
+    "runs pytest on a page; the full test run already covers it": "对一个页面运行 pytest；完整的测试运行已经覆盖它",
+}
+
+
+def reason(lang: str, text: str) -> str:
+    return REASONS_ZH.get(text, text) if lang == "zh" else text
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@dataclass
+class Run:
+    """One run's results: (page, block hash) → passed | failed."""
+
+    generated: str
+    machine: dict
+    source: str  # test | recorded | gpu | gpu_recorded
+    status: dict[tuple[str, str], str]
+
+    def result(self, page: str, sha: str | None) -> str | None:
+        return self.status.get((page, sha)) if sha else None
+
+
+def _statuses(fences) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    for f in fences:
+        if f.get("sha") and f.get("status") in ("passed", "failed"):
+            key = (f["page"], f["sha"])
+            # the same block twice on a page: one failure is a failure
+            found[key] = "failed" if "failed" in (f["status"], found.get(key)) else "passed"
+    return found
+
+
+def _mtime(path: Path) -> float | None:
+    return path.stat().st_mtime if path.exists() else None
 
 
 def load() -> tuple[dict, bool]:
@@ -80,10 +221,6 @@ def load() -> tuple[dict, bool]:
     if data is not None:
         return data, True
     return _sources(), False
-
-
-def _mtime(path: Path) -> float | None:
-    return path.stat().st_mtime if path.exists() else None
 
 
 @functools.lru_cache(maxsize=4)
@@ -96,80 +233,28 @@ def _sources() -> dict:
     return census.build()
 
 
-def render(lang: str) -> str:
-    t = TEXT[lang]
-    data, recorded = load()
-    info = data["machine"]
-    lines = [t["run"].format(generated=data["generated"], **info) if recorded else t["none"], ""]
-    gpu = load_gpu() if info.get("accelerator") != "cuda" else None
-    if gpu:
-        shas = {(f["page"], f["line"]): f.get("sha") for f in data["fences"]}
-        ran = [f for f in gpu["fences"] if f.get("status") in ("passed", "failed")]
-        same = [f for f in ran if f.get("sha") == shas.get((f["page"], f["line"]))]
-        lines[-1:] = [
-            t["gpu_run"].format(
-                generated=gpu["generated"], label=gpu_label(gpu["machine"]),
-                cuda=gpu["machine"].get("cuda", "?"),
-                passed=sum(f["status"] == "passed" for f in same),
-                failed=sum(f["status"] == "failed" for f in same),
-                changed=len(ran) - len(same),
-            ),
-            "",
-        ]
-    shared = sum(1 for f in data["fences"] if f.get("ran_with"))
-    if shared:
-        lines[-1:] = [t["shared"].format(n=shared), ""]
-    lines += [t["head"], "|---|---:|---:|---:|---:|---:|---|"]
-    rows: dict[str, Counter] = defaultdict(Counter)
-    excused = []
-    for f in data["fences"]:
-        page = PurePosixPath(f["page"])
-        if page.parts[1] != lang:
-            continue
-        c = rows[str(PurePosixPath(*page.parts[2:]))]
-        kind = f["kind"]
-        if kind in ("python", "bash"):
-            c["cpu"] += 1
-        elif kind == "cuda":
-            c["cuda"] += 1
-        elif kind == "excused":
-            c["excused"] += 1
-            excused.append(f)
-        elif kind == "output":
-            c["output"] += 1
-        elif kind == "notebook":
-            c["notebook"] += 1
-        status = f.get("status")
-        if status == "failed":
-            c["failed"] += 1
-        if status in ("passed", "failed", "build"):
-            c["ran"] += 1
-    total = Counter()
-    for page, c in sorted(rows.items()):
-        total.update(c)
-        if not recorded or not c["ran"]:
-            result = t["not_run"]
-        elif c["failed"]:
-            result = t["failed"].format(n=c["failed"])
-        else:
-            result = t["ok"]
-        cuda = str(c["cuda"])
-        if c["cuda"] and info.get("accelerator") != "cuda":
-            cuda += f" ({t['pending']})"
-        lines.append(
-            f"| [{page}]({page}) | {c['cpu']} | {cuda} | {c['excused']} "
-            f"| {c['output']} | {c['notebook']} | {result} |"
-        )
-    lines.append(
-        f"| {t['total']} | {total['cpu']} | {total['cuda']} | {total['excused']} "
-        f"| {total['output']} | {total['notebook']} | |"
-    )
-    if excused:
-        lines += ["", f"### {t['excused']} {{ #excused }}", ""]
-        for f in excused:
-            page = PurePosixPath(f["page"])
-            lines.append(f"- `{PurePosixPath(*page.parts[2:])}:{f['line']}` ({f['language']}): {f['reason']}")
-    return "\n".join(lines)
+@functools.lru_cache(maxsize=4)
+def _summary(path: Path, mtime: float | None) -> dict | None:
+    return summary.load(path) if mtime is not None else None
+
+
+def cpu_run() -> Run | None:
+    """The newer of this checkout's test run (build/validation.json) and the recorded summary."""
+    found = []
+    data = _recorded(_mtime(config.VALIDATION_JSON))
+    if data is not None and data["machine"].get("accelerator") == "cpu":
+        found.append(Run(data["generated"], data["machine"], "test", _statuses(data["fences"])))
+    recorded = _summary(summary.PATH, _mtime(summary.PATH))
+    if recorded is not None:
+        status = {(page, sha): st for page, by in recorded["results"]["pages"].items() for st, shas in by.items() for sha in shas}
+        found.append(Run(recorded["generated"], recorded["machine"], "recorded", status))
+    if not found:
+        return None
+    newest = max(found, key=lambda run: run.generated)
+    for other in found:  # the same run in both files: whatever either knows of the machine
+        if other is not newest and other.generated == newest.generated:
+            newest.machine = {**other.machine, **newest.machine}
+    return newest
 
 
 def gpu_dir() -> Path:
@@ -187,62 +272,172 @@ def _gpu(path: Path, mtime: float | None) -> dict | None:
     return census.load(path, prune=False) if mtime is not None else None
 
 
-def page_status(data: dict, src: str, shas: dict | None = None) -> tuple[int, int, int]:
-    """(blocks that ran, blocks that failed, CUDA-only blocks) of one page. With
-    ``shas`` (line → hash of the block as it is now), a result counts only for a
-    block whose code, marks and outputs are still the ones that ran."""
-    ran = failed = cuda = 0
-    for f in data["fences"]:
-        if f["page"] != src:
-            continue
-        cuda += f["kind"] == "cuda"
-        if shas is not None and f.get("sha") != shas.get(f["line"]):
-            continue
-        ran += f.get("status") in ("passed", "failed", "build")
-        failed += f.get("status") == "failed"
-    return ran, failed, cuda
+def gpu_run() -> Run | None:
+    data = _recorded(_mtime(config.VALIDATION_JSON))
+    if data is not None and data["machine"].get("accelerator") == "cuda":
+        return Run(data["generated"], data["machine"], "test", _statuses(data["fences"]))
+    data = load_gpu()
+    if data is None:
+        return None
+    source = "gpu" if gpu_dir() == GPU else "gpu_recorded"
+    return Run(data["generated"], data["machine"], source, _statuses(data["fences"]))
 
 
 def gpu_label(machine: dict) -> str:
     """torch 2.11.0+cu130 · NVIDIA H100 80GB HBM3: exactly what ran."""
-    gpus = ", ".join(sorted(set(machine.get("gpus", [])))) or "CUDA"
-    return f"torch {machine['torch']} · {gpus}"
+    return f"torch {machine['torch']} · {gpu_names(machine)}"
 
 
-def badge(lang: str, src: str) -> str | None:
+def gpu_names(machine: dict) -> str:
+    return ", ".join(sorted(set(machine.get("gpus", [])))) or "CUDA"
+
+
+# --------------------------------------------------------------------------- pages as they are now
+
+
+@dataclass
+class Block:
+    line: int
+    language: str
+    kind: str
+    sha: str | None
+    reason: str = ""
+
+
+@dataclass
+class PageStatus:
+    """One page's blocks as they are now, with the runs' results."""
+
+    page: str  # docs/en/async/streams.md
+    blocks: list[Block] = field(default_factory=list)
+    cells: int = 0  # notebook code cells
+    cpu: dict[str, list[Block]] = field(default_factory=dict)  # passed | failed | unrun
+    acc: dict[str, dict[str, list[Block]]] = field(default_factory=dict)  # kind → passed | failed | unrun
+
+    def of_kind(self, *kinds) -> list[Block]:
+        return [b for b in self.blocks if b.kind in kinds]
+
+    @property
+    def outputs(self) -> int:
+        return len(self.of_kind("output"))
+
+    @property
+    def excused(self) -> list[Block]:
+        return self.of_kind("excused")
+
+
+def _sorted_by_result(blocks, run: Run | None, page: str) -> dict[str, list[Block]]:
+    out: dict[str, list[Block]] = {"passed": [], "failed": [], "unrun": []}
+    for b in blocks:
+        out[(run and run.result(page, b.sha)) or "unrun"].append(b)
+    return out
+
+
+def _current_page(path: Path) -> list[Block]:
+    try:
+        shas = {b.line: census.block_sha(b) for b in page_blocks(path)}
+    except Exception:  # noqa: BLE001 - a broken page: the census test reports it
+        shas = {}
+    return [Block(e.line, e.language, e.kind, shas.get(e.line), e.reason) for e in classify(path)]
+
+
+@functools.lru_cache(maxsize=64)
+def _cells(path: Path, mtime_ns: int) -> int:
+    return len(notebook_code_cells(path))
+
+
+def page_status(src: str, cpu: Run | None = None, gpu: Run | None = None) -> PageStatus:
+    """``src``: docs/<lang>/<path>. Runs default to cpu_run() and gpu_run()."""
+    path = config.REPO / src
+    st = PageStatus(src)
+    if not path.exists():
+        return st
+    if path.suffix == ".py":
+        st.cells = _cells(path, path.stat().st_mtime_ns)
+        return st
+    cpu = cpu if cpu is not None else cpu_run()
+    gpu = gpu if gpu is not None else gpu_run()
+    st.blocks = _current_page(path)
+    st.cpu = _sorted_by_result(st.of_kind(*RUN_KINDS), cpu, src)
+    for kind in ACCELERATOR_KINDS:
+        st.acc[kind] = _sorted_by_result(st.of_kind(kind), gpu, src)
+    return st
+
+
+# --------------------------------------------------------------------------- the line under the title
+
+
+def _plural(lang: str, n: int, one: str, many: str) -> str:
+    return one if lang == "en" and n == 1 else many
+
+
+def _torch(run: Run) -> str:
+    return run.machine["torch"].split("+")[0]
+
+
+def _mark(ok: bool | None) -> str:
+    if ok is None:
+        return '<span class="vr-icon vr-pending" aria-hidden="true">○</span> '
+    cls, icon = ("vr-ok", "✓") if ok else ("vr-failed", "✗")
+    return f'<span class="vr-icon {cls}" aria-hidden="true">{icon}</span> '
+
+
+def line_parts(lang: str, st: PageStatus, cpu: Run | None, gpu: Run | None) -> list[str]:
+    """The parts of a page's line, as HTML (empty: the page has nothing to run)."""
     t = TEXT[lang]
-    data, recorded = load()
-    if not recorded:
-        return None
-    ran, failed, cuda = page_status(data, src)
-    if not ran:
-        return None
-    parts = [
-        t["badge"].format(
-            n=ran,
-            torch=data["machine"]["torch"].split("+")[0],
-            cpu='<span class="failed">✗</span>' if failed else '<span class="ok">✓</span>',
-        )
-    ]
-    if cuda:
-        gpu = load_gpu()
-        if data["machine"]["accelerator"] == "cuda":
-            mark = '<span class="ok">✓</span>' if not failed else '<span class="failed">✗</span>'
-            mark += " " + gpu_label(data["machine"])
-        elif gpu:
-            shas = {f["line"]: f.get("sha") for f in data["fences"] if f["page"] == src}
-            g_ran, g_failed, _ = page_status(gpu, src, shas)
-            if not g_ran:
-                mark = t["pending"]
-            else:
-                mark = '<span class="failed">✗</span>' if g_failed else '<span class="ok">✓</span>'
-                mark += " " + gpu_label(gpu["machine"])
-                if g_ran < ran:
-                    mark += " " + t["partly"].format(n=g_ran)
+    parts = []
+    if st.cells:
+        parts.append(_mark(True) + t["cells"].format(n=st.cells, cells_word=_plural(lang, st.cells, "cell", "cells")))
+    n = sum(map(len, st.cpu.values()))
+    if n:
+        p, f, u = (len(st.cpu[k]) for k in ("passed", "failed", "unrun"))
+        examples = _plural(lang, n, "example", "examples")
+        if cpu is None or p + f == 0:
+            parts.append(_mark(None) + t["cpu_none"].format(n=n, examples=examples))
+        elif f:
+            parts.append(_mark(False) + t["cpu_failed"].format(f=f, n=n, torch=_torch(cpu)))
+        elif u:
+            parts.append(_mark(True) + t["cpu_some"].format(p=p, n=n, torch=_torch(cpu)))
+            parts.append(_mark(None) + t["cpu_changed"].format(u=u))
         else:
-            mark = t["pending"]
-        parts.append(t["badge_cuda"].format(cuda=mark))
-    return '<p class="validation-badge">' + " · ".join(parts) + "</p>"
+            parts.append(_mark(True) + t["cpu_ok"].format(n=n, examples=examples, torch=_torch(cpu)))
+    for kind, name in ACCELERATOR_KINDS.items():
+        by = st.acc.get(kind, {})
+        n = sum(map(len, by.values()))
+        if not n:
+            continue
+        p, f, u = (len(by[k]) for k in ("passed", "failed", "unrun"))
+        examples = _plural(lang, n, "example", "examples")
+        where = html.escape(gpu_names(gpu.machine)) if gpu else ""
+        if gpu is None or p + f == 0:
+            parts.append(_mark(None) + t["acc_none"].format(n=n, acc=name, examples=examples))
+        elif f:
+            parts.append(_mark(False) + t["acc_failed"].format(f=f, n=n, acc=name, gpu=where))
+        elif u:
+            parts.append(_mark(True) + t["acc_some"].format(p=p, n=n, acc=name, gpu=where))
+            parts.append(_mark(None) + t["acc_unrun"].format(u=u))
+        else:
+            parts.append(_mark(True) + t["acc_ok"].format(n=n, acc=name, gpu=where, examples=examples))
+    return parts
+
+
+def row_id(src: str) -> str:
+    """The id of a page's row in the report: docs/en/async/streams.md → page-async-streams."""
+    path = PurePosixPath(*PurePosixPath(src).parts[2:]).with_suffix("")
+    parts = [p for p in path.parts if p != "index"] if path.name == "index" else list(path.parts)
+    return "page-" + ("-".join(parts) or "home")
+
+
+def badge(lang: str, src: str, href: str = "") -> str | None:
+    """The line under a page's title, or None when the page has nothing to run."""
+    st = page_status(src)
+    parts = line_parts(lang, st, cpu_run(), gpu_run())
+    if not parts:
+        return None
+    body = '<span class="vr-sep" aria-hidden="true"> · </span>'.join(f'<span class="vr-part">{p}</span>' for p in parts)
+    if href:
+        body = f'<a href="{html.escape(href)}" title="{TEXT[lang]["line_label"]}">{body}</a>'
+    return f'<p class="validation-line">{body}</p>'
 
 
 def page_language(page) -> str:
@@ -250,13 +445,241 @@ def page_language(page) -> str:
     return first if first in config.LANGUAGES else config.DEFAULT_LANGUAGE
 
 
-def on_page_content(html: str, page, config, files) -> str:
+def _report_file(lang: str, files):
+    return files.get_file_from_path(f"{lang}/validation.md") if files is not None else None
+
+
+def on_page_content(html_: str, page, config, files) -> str:
     lang = page_language(page)
-    line = badge(lang, f"docs/{page.file.src_uri}")
+    report = _report_file(lang, files)
+    src = f"docs/{page.file.src_uri}"
+    href = f"{report.url_relative_to(page.file)}#{row_id(src)}" if report is not None else ""
+    line = badge(lang, src, href)
     if not line:
-        return html
-    end = re.search(r"</h1>", html)
-    return html[: end.end()] + line + html[end.end() :] if end else line + html
+        return html_
+    end = re.search(r"</h1>", html_)
+    return html_[: end.end()] + line + html_[end.end() :] if end else line + html_
+
+
+# --------------------------------------------------------------------------- the report page
+
+
+def _date(lang: str, iso: str) -> str:
+    year, month, day = iso[:10].split("-")
+    if lang == "zh":
+        return f"{int(year)} 年 {int(month)} 月 {int(day)} 日"
+    months = "January February March April May June July August September October November December".split()
+    return f"{int(day)} {months[int(month) - 1]} {year}"
+
+
+def page_title(path: Path) -> str:
+    """A page's H1 as written (a notebook's first ``# # Title``), without its { #anchor }."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return path.stem
+    pattern = r"^# # (.+)$" if path.suffix == ".py" else r"^# (.+)$"
+    m = re.search(pattern, text, re.M)
+    return re.sub(r"\s*\{[^}]*\}\s*$", "", m.group(1)).strip() if m else path.stem
+
+
+def _inline(text: str) -> str:
+    """Escape, then `code` → <code>code</code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def nav_order(lang: str, mkdocs_config=None) -> list[tuple[str | None, list[str]]]:
+    """(section title, page paths relative to the language folder), in navigation order;
+    pages missing from the navigation come last, sorted."""
+    groups: list[tuple[str | None, list[str]]] = []
+    translate = {}
+    if mkdocs_config is not None:
+        i18n = mkdocs_config.plugins.get("i18n")
+        if i18n is not None:
+            for language in i18n.config.languages:
+                if language.locale == lang:
+                    translate = language.nav_translations or {}
+
+    def walk(items, section):
+        for item in items or []:
+            if isinstance(item, str):
+                section_pages(section).append(item)
+            elif isinstance(item, dict):
+                for title, value in item.items():
+                    if isinstance(value, list):
+                        walk(value, translate.get(title, title))
+                    elif isinstance(value, str):
+                        section_pages(section).append(value)
+
+    def section_pages(section):
+        if not groups or groups[-1][0] != section:
+            groups.append((section, []))
+        return groups[-1][1]
+
+    if mkdocs_config is not None:
+        walk(mkdocs_config.get("nav"), None)
+    listed = {p for _, ps in groups for p in ps}
+    root = config.DOCS / lang
+    rest = sorted(
+        p.relative_to(root).as_posix() for p in [*pages(), *notebooks()]
+        if p.is_relative_to(root) and p.relative_to(root).as_posix() not in listed
+    )
+    if rest:
+        groups.append((None, rest))
+    return groups
+
+
+def _cell_cpu(t, st: PageStatus) -> str:
+    if st.cells:
+        return t["cell_cells"].format(n=st.cells)
+    p, f, u = (len(st.cpu.get(k, [])) for k in ("passed", "failed", "unrun"))
+    n = p + f + u
+    if not n:
+        return "—"
+    if f:
+        text = f'<span class="vr-failed">{t["cell_failed"].format(f=f, n=n)}</span>'
+    elif p and u:
+        text = f'{t["cell_some"].format(p=p, n=n)} · {t["cell_changed"].format(u=u)}'
+    elif p:
+        text = t["cell_ok"].format(n=n)
+    else:
+        text = t["cell_none"].format(n=n)
+    return text
+
+
+def _cell_acc(t, st: PageStatus, kind: str) -> str:
+    by = st.acc.get(kind, {})
+    p, f, u = (len(by.get(k, [])) for k in ("passed", "failed", "unrun"))
+    n = p + f + u
+    if not n:
+        return "—"
+    if f:
+        return f'<span class="vr-failed">{t["cell_failed"].format(f=f, n=n)}</span>'
+    if p and u:
+        return f'{t["cell_some"].format(p=p, n=n)} · {t["cell_unrun"].format(u=u)}'
+    if p:
+        return t["cell_ok"].format(n=n)
+    return t["cell_none"].format(n=n)
+
+
+def _link(lang: str, rel_path: str, files, report_file) -> str:
+    """The URL of a page from the report page (the site's own URL scheme: offline builds differ)."""
+    if files is not None and report_file is not None:
+        target = files.get_file_from_path(f"{lang}/{rel_path}")
+        if target is not None:
+            return target.url_relative_to(report_file)
+    stem = PurePosixPath(rel_path).with_suffix("")
+    url = "" if stem.as_posix() == "index" else (stem.parent if stem.name == "index" else stem).as_posix() + "/"
+    return "../" + url
+
+
+def render(lang: str, mkdocs_config=None, files=None) -> str:
+    t = TEXT[lang]
+    cpu, gpu = cpu_run(), gpu_run()
+    report_file = _report_file(lang, files)
+    lines = [f"## {t['machines']} {{ #machines }}", ""]
+    if cpu:
+        m = cpu.machine
+        lines.append("- " + t["cpu_machine"].format(
+            date=_date(lang, cpu.generated), cpu=m.get("cpu", "?") + (f" ({m['cpu_capability']})" if m.get("cpu_capability") else ""),
+            os=m.get("os", "?"), python=m["python"], torch=m["torch"], source=t["src_" + cpu.source],
+        ))
+    else:
+        lines.append("- " + t["no_cpu"])
+    if gpu:
+        m = gpu.machine
+        host = " · ".join(x for x in (m.get("cpu"), m.get("os")) if x)
+        lines.append("- " + t["gpu_machine"].format(
+            date=_date(lang, gpu.generated), gpus=gpu_names(m), cuda=m.get("cuda", "?"),
+            host=host + " · " if host else "", python=m["python"], torch=m["torch"], source=t["src_" + gpu.source],
+        ))
+    else:
+        lines.append("- " + t["no_gpu"])
+    lines.append("")
+
+    groups = nav_order(lang, mkdocs_config)
+    statuses = {rel: page_status(f"docs/{lang}/{rel}", cpu, gpu) for _, rels in groups for rel in rels}
+    total = {k: sum(len(s.cpu.get(k, [])) for s in statuses.values()) for k in ("passed", "failed", "unrun")}
+    acc = {k: sum(len(s.acc.get("cuda", {}).get(k, [])) for s in statuses.values()) for k in ("passed", "failed", "unrun")}
+    lines += [t["totals"].format(
+        n=sum(total.values()), p=total["passed"], f=total["failed"], u=total["unrun"],
+        acc_n=sum(acc.values()), acc_p=acc["passed"], acc_f=acc["failed"], acc_u=acc["unrun"],
+        cells=sum(s.cells for s in statuses.values()),
+    ), ""]
+    data, recorded = load()
+    shared = sum(1 for f in data["fences"] if f.get("ran_with")) if recorded else 0
+    if shared:
+        lines += [t["shared"].format(n=shared), ""]
+
+    # the table: raw HTML (row ids for the pages' links, labels for the phone layout)
+    heads = [t["col_page"], t["col_cpu"], t["col_acc"], t["col_outputs"], t["col_excused"]]
+    rows = ['<table class="validation-table">', "<thead><tr>" + "".join(f'<th scope="col">{h}</th>' for h in heads) + "</tr></thead>", "<tbody>"]
+    for section, rels in groups:
+        if section:
+            rows.append(f'<tr class="vt-section"><th colspan="5" scope="rowgroup">{_inline(section)}</th></tr>')
+        for rel in rels:
+            st = statuses[rel]
+            if not (st.blocks or st.cells):
+                continue
+            title = _inline(page_title(config.DOCS / lang / rel))
+            href = html.escape(_link(lang, rel, files, report_file))
+            cells = [_cell_cpu(t, st), _cell_acc(t, st, "cuda"), str(st.outputs) if st.outputs else "—", str(len(st.excused)) if st.excused else "—"]
+            rows.append(
+                f'<tr id="{row_id(st.page)}"><th scope="row"><a href="{href}">{title}</a></th>'
+                + "".join(f'<td data-label="{h}">{c}</td>' for h, c in zip(heads[1:], cells, strict=True))
+                + "</tr>"
+            )
+    rows += ["</tbody>", "</table>"]
+    lines += [f"## {t['pages']} {{ #pages }}", "", "\n".join(rows), ""]
+
+    def per_page(title_key, anchor, none_key, items_of):
+        out = [f"## {t[title_key]} {{ #{anchor} }}", ""]
+        found = False
+        for _, rels in groups:
+            for rel in rels:
+                items = items_of(statuses[rel])
+                if not items:
+                    continue
+                found = True
+                title = _inline(page_title(config.DOCS / lang / rel))
+                href = html.escape(_link(lang, rel, files, report_file))
+                out.append(f'- <a href="{href}">{title}</a>')
+                out += [f"    - {item}" for item in items]
+        if not found:
+            out.append(t[none_key])
+        return out + [""]
+
+    gpu_where = gpu_names(gpu.machine) if gpu else "GPU"
+    lines += per_page("failed", "failed", "failed_none", lambda s: [
+        t["failed_item"].format(line=b.line, language=b.language, where=t["on_cpu"]) for b in s.cpu.get("failed", [])
+    ] + [
+        t["failed_item"].format(line=b.line, language=b.language, where=html.escape(gpu_where))
+        for b in s.acc.get("cuda", {}).get("failed", [])
+    ])
+    lines += per_page("excused", "excused", "excused_none", lambda s: [
+        t["excused_item"].format(line=b.line, language=b.language, reason=html.escape(reason(lang, b.reason)))
+        for b in s.excused
+    ])
+    # CUDA blocks waiting for a GPU run: a folded list (it can be long)
+    waiting = []
+    for _, rels in groups:
+        for rel in rels:
+            blocks = statuses[rel].acc.get("cuda", {}).get("unrun", [])
+            if blocks:
+                title = _inline(page_title(config.DOCS / lang / rel))
+                href = html.escape(_link(lang, rel, files, report_file))
+                items = "".join(f"<li>{t['pending_item'].format(line=b.line, language=b.language)}</li>" for b in blocks)
+                waiting.append(f'<li><a href="{href}">{title}</a><ul>{items}</ul></li>')
+    if waiting:
+        n = sum(len(s.acc.get("cuda", {}).get("unrun", [])) for s in statuses.values())
+        lines += [
+            f'<details class="vr-waiting" id="not-yet-on-gpu"><summary>{t["pending_title"]} ({n})</summary>'
+            f'<ul>{"".join(waiting)}</ul></details>', "",
+        ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- GPU outputs under CUDA blocks
 
 
 def fence_lines_before_markers(page: Path, source: str) -> list[int]:
@@ -276,12 +699,17 @@ def gpu_outputs(markdown: str, page: Path, src: str, lang: str, gpu: Path | None
     t = TEXT[lang]
     gpu = gpu or gpu_dir()
     run = load_gpu(gpu)
-    local = {f["line"]: f.get("sha") for f in load()[0]["fences"] if f["page"] == src}
+    local = {b.line: b.sha for b in _current_page(Path(page))}
     source = Path(page).read_text(encoding="utf-8")
+    fences = [f for f in (run or {}).get("fences", []) if f["page"] == src]
+    outputs = gpu / "artifacts" / "outputs"
     for line in fence_lines_before_markers(page, source):
-        output = gpu / "artifacts" / "outputs" / census.output_name(src, line)
-        ran = next((f for f in (run or {}).get("fences", []) if f["page"] == src and f["line"] == line), None)
-        if ran and ran.get("sha") != local.get(line):
+        sha = local.get(line)
+        # the same block (by hash) in that run, wherever it stood on the page then
+        same = next((f for f in fences if sha and f.get("sha") == sha), None)
+        at_line = next((f for f in fences if f["line"] == line), None)
+        output = outputs / census.output_name(src, same["line"] if same else line)
+        if same is None and at_line is not None:
             block = f'!!! note "{t["gpu_stale"]}"\n\n    {t["gpu_none_text"]}'
         elif run and output.exists():
             machine = run["machine"]
@@ -300,4 +728,4 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         markdown = gpu_outputs(markdown, Path(page.file.abs_src_path), f"docs/{page.file.src_uri}", lang)
     if MARKER not in markdown:
         return markdown
-    return markdown.replace(MARKER, render(lang))
+    return markdown.replace(MARKER, render(lang, config, files))
