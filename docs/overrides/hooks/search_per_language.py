@@ -51,7 +51,7 @@ def on_post_build(config) -> None:
     if root.with_suffix(".js").exists():  # offline build: one script, the page's language
         choices = ",".join(f'"{lang}":{data}' for lang, data in scripts.items())
         root.with_suffix(".js").write_text(
-            f"var __index = ({{{choices}}})[document.documentElement.lang]"
+            f"var __index = ({{{choices}}})[document.documentElement.lang.split('-')[0]]"
             f' || ({{{choices}}})["{i18n.default_language}"]',
             encoding="utf-8",
         )
