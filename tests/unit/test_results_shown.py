@@ -80,3 +80,17 @@ def test_row_ids():
     assert report.row_id("docs/zh/index.md") == "page-home"
     assert report.row_id("docs/zh/getting-started/index.md") == "page-getting-started"
     assert report.row_id("docs/en/getting-started/device-tour.py") == "page-getting-started-device-tour"
+
+
+def test_a_build_without_a_test_run_shows_the_recorded_run(tmp_path, monkeypatch):
+    st = report.page_status(PAGE, run({}), run({}))
+    shas = [b.sha for b in st.of_kind("python", "bash")]
+    recorded = tmp_path / "summary.json"
+    summary.write_if_changed(census({sha: "passed" for sha in shas}), recorded)
+    monkeypatch.setattr(summary, "PATH", recorded)
+    monkeypatch.setattr(report.config, "VALIDATION_JSON", tmp_path / "no-test-run.json")
+    cpu = report.cpu_run()
+    assert cpu is not None and cpu.source == "recorded" and cpu.machine["cpu"] == "AMD EPYC"
+    assert len(report.page_status(PAGE, cpu, None).cpu["passed"]) == len(shas)
+    rendered = report.render("en")
+    assert "From the last run recorded in the repository" in rendered and "AMD EPYC" in rendered
