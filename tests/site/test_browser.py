@@ -77,6 +77,21 @@ def test_first_load_is_light_and_the_search_index_follows_intent(page, server, l
     assert response.value.url == own and response.value.ok
 
 
+@pytest.mark.parametrize("path", ["/getting-started/device-tour/", "/en/training/end-to-end/"])
+def test_notebook_pages_load_like_the_other_pages(page, server, path):
+    """A notebook page's first load stays under 400 kB (it was 1 MB with JupyterLab's
+    CSS); no page loads the sitemaps before the reader goes for the language selector."""
+    loaded = {}
+    page.on("response", lambda r: loaded.setdefault(r.url, len(r.body()) if r.ok else 0))
+    page.goto(server + path, wait_until="networkidle")
+    total = sum(loaded.values())
+    assert total <= 400_000, f"first load of {path} is {total} bytes: {sorted(loaded.items(), key=lambda kv: -kv[1])[:4]}"
+    assert not [u for u in loaded if u.endswith("sitemap.xml")], "sitemaps loaded before any use"
+    with page.expect_response(lambda r: r.url.endswith("sitemap.xml")) as response:
+        page.locator(".md-header .md-select").first.hover()
+    assert response.value.ok
+
+
 def search(page, server, lang, query):
     page.goto(server + "/" + config.url_prefix(lang))
     return site.search(page, query)
@@ -245,3 +260,14 @@ def test_no_serious_accessibility_problems_on_a_sample(page, server, axe_source,
         problems += [f"{path} {p}" for p in axe_violations(page, axe_source, None if i == 0 else ".md-content")]
     record_property("axe_seconds", round(time.perf_counter() - started, 2))
     assert not problems, "axe-core:\n" + "\n".join(problems)
+
+
+def test_a_missing_english_page_gets_the_english_404_page(page, server, built_site):
+    """GitHub Pages answers any missing address with /404.html, the Chinese one:
+    under /en/ it sends the reader to the English 404 page."""
+    chinese_404 = (built_site / "404.html").read_text(encoding="utf-8")
+    page.route("**/en/no-such-page/", lambda route: route.fulfill(body=chinese_404, content_type="text/html; charset=utf-8"))
+    page.goto(server + "/en/no-such-page/")
+    page.wait_for_url(server + "/en/404.html")
+    assert page.locator("html").get_attribute("lang") == "en"
+    assert page.locator("article h1").inner_text().strip() == "404 - Page not found"
