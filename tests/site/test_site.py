@@ -144,7 +144,7 @@ def test_the_report_names_pages_machines_failures_and_reasons(built_site, lang):
     if lang == "zh":
         untranslated = [r for r in report.REASONS_ZH if r in excused]
         assert not untranslated, f"English reasons on the Chinese report: {untranslated}"
-        assert "需要两块 GPU" in excused
+        assert any(zh in excused for zh in report.REASONS_ZH.values()), "no reason on the Chinese report is in Chinese"
     failed = visible_text(re.search(r'id="failed".*?(?=<h2)', text, re.S).group(0))
     n_failed = sum(len(report.page_status(f"docs/{lang}/{p.relative_to(config.DOCS / lang).as_posix()}").cpu.get("failed", []))
                    for p in pages.pages() if p.is_relative_to(config.DOCS / lang))
