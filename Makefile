@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup browser serve build offline test test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean
+.PHONY: setup browser axe serve build offline test test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean
 
 setup: $(STAMP)
 
@@ -42,9 +42,26 @@ offline: setup $(SHIM)
 browser: setup
 	$(PY) -m devguide.browser
 
+# axe-core, the accessibility engine the browser tests inject into pages
+# (its version: tests/devguide/axe.py), unpacked from the npm registry.
+AXE_VERSION := $(shell sed -n 's/^VERSION = "\([0-9.]*\)".*/\1/p' tests/devguide/axe.py)
+AXE := build/vendor/axe-core/axe.min.js
+$(AXE): tests/devguide/axe.py
+	mkdir -p build/vendor && cd build/vendor && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null
+	rm -rf build/vendor/axe-core && mkdir -p build/vendor/axe-core
+	tar -xzf build/vendor/axe-core-$(AXE_VERSION).tgz -C build/vendor/axe-core --strip-components=1
+	touch $@
+
+axe: $(AXE)
+
 # PYTEST_ARGS: extra pytest options, e.g. PYTEST_ARGS=-n0 (one process; the GPU workflow)
-test: setup browser
+test: setup browser $(AXE)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Every page of both languages in Chromium with axe-core, light and dark: no
+# serious or critical violation (make test checks a sample). A few minutes.
+test-a11y: setup browser $(AXE)
+	$(PY) -m pytest tests/site/a11y_all.py -n0 $(PYTEST_ARGS)
 
 # Every block with the interpreter's own torch, whatever its version: a GPU
 # machine's preinstalled CUDA build, often another 2.x and offline. Only the

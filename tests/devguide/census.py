@@ -117,11 +117,50 @@ def machine() -> dict:
         # (make test-cuda); "named": a second validated version (make test-torch)
         "torch_mode": config.torch_mode(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "cpu": cpu_model(),
+        "os": os_name(),
     }
     if torch.cuda.is_available():
         info["cuda"] = torch.version.cuda
         info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
     return info
+
+
+def cpu_model() -> str:
+    """The processor as the OS names it (``AMD EPYC 7B13``), for the validation report."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.lower().startswith("model name"):
+                return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    if platform.system() == "Darwin":
+        import subprocess
+
+        try:
+            done = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=10)
+            if done.stdout.strip():
+                return done.stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def os_name() -> str:
+    """The operating system and architecture (``Debian GNU/Linux 12 (bookworm), x86_64``)."""
+    name = ""
+    if platform.system() == "Linux":
+        try:
+            release = platform.freedesktop_os_release()
+            name = release.get("PRETTY_NAME") or release.get("NAME", "")
+        except OSError:
+            pass
+        name = name or f"Linux {platform.release()}"
+    elif platform.system() == "Darwin":
+        name = f"macOS {platform.mac_ver()[0]}"
+    else:
+        name = f"{platform.system()} {platform.release()}".strip()
+    return f"{name}, {platform.machine()}"
 
 
 def commit() -> str | None:

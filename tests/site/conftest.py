@@ -8,10 +8,11 @@ blocks that the other workers run.
 import os
 import re
 import subprocess
+from urllib.parse import urlsplit
 
 import pytest
 
-from devguide import config, site
+from devguide import axe, config, site
 from devguide.browser import HELP, find_chromium
 
 OFFLINE_LOG = config.BUILD / "artifacts" / "offline-build.log"
@@ -86,3 +87,33 @@ def browser():
         chromium = site.launch(p)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A page at 1280 × 900 with a Chinese locale. Every request it makes is
+    recorded: all must go to the local server, and none may fail (a 404 is a
+    file the site asks for and does not have)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page = context.new_page()
+    page.requests = []
+    page.on("request", lambda r: page.requests.append(r.url))
+    failed = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    yield page
+    outside = [u for u in page.requests if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
+    context.close()
+    assert not outside, "requests to other hosts:\n" + "\n".join(outside)
+    assert not failed, "requests that failed (the site asks for files it does not have):\n" + "\n".join(failed)
+
+
+@pytest.fixture(scope="session")
+def axe_source():
+    """axe-core's script, unpacked from the npm registry by make (build/vendor/)."""
+    if not axe.AXE.exists():
+        message = f"{config.rel(axe.AXE)} not found: `make axe` (part of make test) unpacks axe-core {axe.VERSION} from the npm registry"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return axe.AXE.read_text(encoding="utf-8")

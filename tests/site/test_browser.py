@@ -7,38 +7,24 @@ Install Chromium with `.ci/apt-packages`; without it these tests are skipped
 locally with that reason and fail in CI (CI=true).
 """
 
+import time
 from urllib.parse import urlsplit
 
 import pytest
 
 from devguide import config
+from devguide.axe import axe_violations
 
 ARTIFACTS = config.REPO / "build" / "artifacts"
 
 
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
-    page = context.new_page()
-    page.requests = []
-    page.on("request", lambda r: page.requests.append(r.url))
-    failed = []
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    yield page
-    outside = [u for u in page.requests if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
-    context.close()
-    assert not outside, "requests to other hosts:\n" + "\n".join(outside)
-    assert not failed, "requests that failed (the site asks for files it does not have):\n" + "\n".join(failed)
-
-
-@pytest.mark.parametrize("path,lang,title", [("/", "zh", "PyTorch 设备指南"), ("/en/", "en", "PyTorch Device Guide")])
+@pytest.mark.parametrize("path,lang,title", [("/", "zh-Hans", "PyTorch 设备指南"), ("/en/", "en", "PyTorch Device Guide")])
 def test_home_page_renders(page, server, path, lang, title):
     page.goto(server + path)
     assert page.locator("html").get_attribute("lang") == lang
     assert page.locator("article h1").inner_text().rstrip("¶").strip() == title
     (ARTIFACTS / "screenshots").mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "screenshots" / f"home-{lang}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "screenshots" / f"home-{lang.split('-')[0]}.png"), full_page=True)
 
 
 @pytest.mark.parametrize("start,target", [
@@ -73,6 +59,21 @@ def test_first_load_is_light_and_the_search_index_follows_intent(page, server, l
     with page.expect_response(lambda r: "search_index" in r.url) as response:
         page.locator("input.md-search__input").hover()
     assert response.value.url == own and response.value.ok
+
+
+@pytest.mark.parametrize("path", ["/getting-started/device-tour/", "/en/training/end-to-end/"])
+def test_notebook_pages_load_like_the_other_pages(page, server, path):
+    """A notebook page's first load stays under 400 kB (it was 1 MB with JupyterLab's
+    CSS); no page loads the sitemaps before the reader goes for the language selector."""
+    loaded = {}
+    page.on("response", lambda r: loaded.setdefault(r.url, len(r.body()) if r.ok else 0))
+    page.goto(server + path, wait_until="networkidle")
+    total = sum(loaded.values())
+    assert total <= 400_000, f"first load of {path} is {total} bytes: {sorted(loaded.items(), key=lambda kv: -kv[1])[:4]}"
+    assert not [u for u in loaded if u.endswith("sitemap.xml")], "sitemaps loaded before any use"
+    with page.expect_response(lambda r: r.url.endswith("sitemap.xml")) as response:
+        page.locator(".md-header .md-select").first.hover()
+    assert response.value.ok
 
 
 def test_code_copy_button_copies_the_exact_code(page, server):
@@ -144,3 +145,61 @@ def test_the_notebook_tools_leave_the_notebook_its_width(page, server):
     article = page.locator("article.md-content__inner").bounding_box()
     cell = page.locator(".jp-Cell").first.bounding_box()
     assert cell["width"] >= 0.9 * article["width"], (cell, article)
+
+
+# --------------------------------------------------------------------------- reading and accessibility
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_report_fits_the_screen(page, server, width):
+    """No sideways scrolling of the validation report, on a desktop or a phone."""
+    page.set_viewport_size({"width": width, "height": 900})
+    for lang in config.LANGUAGES:
+        page.goto(server + "/" + config.url_prefix(lang) + "validation/")
+        wide = page.evaluate("""() => [document.documentElement, ...document.querySelectorAll('article table, article pre')]
+            .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.tagName + '.' + e.className)""")
+        assert not wide, f"{lang} report at {width} px scrolls sideways: {wide}"
+        row = page.locator("tr#page-devices-moving")
+        assert row.is_visible() and "✓" in row.inner_text()
+
+
+def test_outputs_wrap_code_scrolls_and_titles_are_bold(page, server):
+    """On a phone an output wraps and is labelled; code keeps its lines; the H1 is not thin."""
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(server + "/devices/moving/")
+    style = page.evaluate("""() => {
+        const out = document.querySelector('.highlight.output'), code = document.querySelector('.language-python.highlight code');
+        const h1 = getComputedStyle(document.querySelector('article h1'));
+        return {out: getComputedStyle(out.querySelector('code')).whiteSpace, label: getComputedStyle(out, '::before').content,
+                code: getComputedStyle(code).whiteSpace, weight: h1.fontWeight,
+                wide: document.documentElement.scrollWidth > document.documentElement.clientWidth};
+    }""")
+    assert style == {"out": "pre-wrap", "label": '"输出"', "code": "pre", "weight": "600", "wide": False}, style
+
+
+AXE_SAMPLE = ["/en/distributed/dp-vs-ddp/", "/getting-started/device-tour/", "/validation/"]
+
+
+def test_no_serious_accessibility_problems_on_a_sample(page, server, axe_source, record_property):
+    """axe-core on one page of each kind (Markdown with annotations, notebook,
+    report), light and dark: no serious or critical violation. All pages:
+    make test-a11y (tests/site/a11y_all.py)."""
+    started = time.perf_counter()
+    problems = []
+    for i, path in enumerate(AXE_SAMPLE):
+        page.goto(server + path)
+        # the whole first page; then the content (header, navigation, footer: the same on every page)
+        problems += [f"{path} {p}" for p in axe_violations(page, axe_source, None if i == 0 else ".md-content")]
+    record_property("axe_seconds", round(time.perf_counter() - started, 2))
+    assert not problems, "axe-core:\n" + "\n".join(problems)
+
+
+def test_a_missing_english_page_gets_the_english_404_page(page, server, built_site):
+    """GitHub Pages answers any missing address with /404.html, the Chinese one:
+    under /en/ it sends the reader to the English 404 page."""
+    chinese_404 = (built_site / "404.html").read_text(encoding="utf-8")
+    page.route("**/en/no-such-page/", lambda route: route.fulfill(body=chinese_404, content_type="text/html; charset=utf-8"))
+    page.goto(server + "/en/no-such-page/")
+    page.wait_for_url(server + "/en/404.html")
+    assert page.locator("html").get_attribute("lang") == "en"
+    assert page.locator("article h1").inner_text().strip() == "404 - Page not found"

@@ -1,17 +1,18 @@
 """The built site: strict build, links and anchors, notebooks, no external requests."""
 
+import html
 import json
 import re
 import urllib.request
 
 import pytest
 
-from devguide import config, pages, site
+from devguide import config, pages, report, site
 
 
 def test_both_languages_are_built(built_site):
     zh, en = built_site / "index.html", built_site / "en" / "index.html"
-    assert '<html lang="zh"' in zh.read_text(encoding="utf-8")
+    assert '<html lang="zh-Hans"' in zh.read_text(encoding="utf-8")  # Simplified Chinese glyphs
     assert '<html lang="en"' in en.read_text(encoding="utf-8")
 
 
@@ -76,3 +77,131 @@ def test_the_english_navigation_is_english(built_site):
     titles = re.findall(r'<span class="md-ellipsis">\s*(.*?)\s*</span>', nav, re.S)
     chinese = [t for t in titles if re.search(r"[\u4e00-\u9fff]", t)]
     assert titles and not chinese, f"Chinese titles in the English navigation: {chinese}"
+
+
+# --------------------------------------------------------------------------- what ran, read on the site
+
+
+def built_page(site, src):
+    """docs/en/async/streams.md → build/site/en/async/streams/index.html."""
+    lang, *parts = src.split("/")[1:]
+    stem = "/".join(parts).rsplit(".", 1)[0]
+    folder = "" if stem == "index" else stem.removesuffix("/index") + "/"
+    return site / config.url_prefix(lang) / folder / "index.html"
+
+
+def visible_text(fragment):
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+LINE = re.compile(r'<p class="validation-line"><a href="([^"]+)"[^>]*>(.*?)</a></p>', re.S)
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_every_page_says_what_ran_and_links_its_row_of_the_report(built_site, lang):
+    """The line under each title: what ran, in the page's language, never "✓" and
+    "✗" for the same thing, linked to the page's row in the validation report."""
+    report_html = (built_site / config.url_prefix(lang) / "validation" / "index.html").read_text(encoding="utf-8")
+    checked = 0
+    for src in [config.rel(p) for p in [*pages.pages(), *pages.notebooks()] if p.relative_to(config.DOCS).parts[0] == lang]:
+        st = report.page_status(src)
+        if not (st.cells or st.of_kind("python", "bash", "cuda")):
+            continue
+        page = built_page(built_site, src)
+        found = LINE.search(page.read_text(encoding="utf-8"))
+        assert found, f"{config.rel(page)} has no validation line under its title"
+        href, text = found.group(1), visible_text(found.group(2))
+        assert href.split("#")[0].endswith("validation/") and href.endswith("#" + report.row_id(src)), href
+        assert f'id="{report.row_id(src)}"' in report_html, f"no row {report.row_id(src)} in the {lang} report"
+        for part in text.split(" · "):
+            assert not ("✓" in part and "✗" in part), f"{src}: {text!r}"
+            if "✗" in part:
+                assert ("failed" if lang == "en" else "失败") in part, f"{src}: {text!r}"
+        words = (" ran ", "not yet run") if lang == "en" else ("已在", "尚未")
+        assert any(w in text for w in words), f"{src}: {text!r}"
+        if lang == "zh":
+            assert not re.search(r"\b(examples?|ran|not yet)\b", text), f"English in a Chinese page's line: {text!r}"
+        checked += 1
+    assert checked >= 20
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_the_report_names_pages_machines_failures_and_reasons(built_site, lang):
+    page = built_site / config.url_prefix(lang) / "validation" / "index.html"
+    text = page.read_text(encoding="utf-8")
+    table = re.search(r'<table class="validation-table">.*?</table>', text, re.S).group(0)
+    assert ".md<" not in table and ".py<" not in table, "the report's table shows file paths"
+    for src in ("devices/moving.md", "getting-started/device-tour.py"):
+        assert report.page_title(config.DOCS / lang / src) in visible_text(table)
+    for anchor in ("machines", "pages", "failed", "excused"):
+        assert f'id="{anchor}"' in text, f"the {lang} report has no #{anchor} section"
+    machines = visible_text(re.search(r'id="machines".*?</ul>', text, re.S).group(0))
+    cpu = report.cpu_run()
+    assert cpu is not None and f"torch {cpu.machine['torch']}" in machines
+    gpu = report.gpu_run()
+    if gpu is not None:
+        assert report.gpu_names(gpu.machine) in machines
+    excused = visible_text(re.search(r'id="excused".*?(?=<h2|</article>)', text, re.S).group(0))
+    if lang == "zh":
+        untranslated = [r for r in report.REASONS_ZH if r in excused]
+        assert not untranslated, f"English reasons on the Chinese report: {untranslated}"
+        assert any(zh in excused for zh in report.REASONS_ZH.values()), "no reason on the Chinese report is in Chinese"
+    failed = visible_text(re.search(r'id="failed".*?(?=<h2)', text, re.S).group(0))
+    n_failed = sum(len(report.page_status(f"docs/{lang}/{p.relative_to(config.DOCS / lang).as_posix()}").cpu.get("failed", []))
+                   for p in pages.pages() if p.is_relative_to(config.DOCS / lang))
+    assert (report.TEXT[lang]["failed_none"] in failed) == (n_failed == 0)
+
+
+def test_outputs_are_labelled_in_the_pages_language(built_site):
+    for lang, label in (("zh", "输出"), ("en", "Output")):
+        page = built_site / config.url_prefix(lang) / "devices" / "moving" / "index.html"
+        text = page.read_text(encoding="utf-8")
+        expected = text.count("expected-output-->") + text.count("<!--docs:expected-output ")
+        labelled = re.findall(r'<div class="language-text highlight output" data-label="([^"]+)">', text)
+        assert expected and len(labelled) == expected, f"{config.rel(page)}: {len(labelled)} of {expected} outputs labelled"
+        assert set(labelled) == {label}
+
+
+@pytest.mark.parametrize("notebook", pages.notebooks(), ids=config.rel)
+def test_notebook_pages_look_and_weigh_like_the_others(built_site, notebook):
+    page = built_page(built_site, config.rel(notebook))
+    text = page.read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) <= 400_000, f"{config.rel(page)} weighs {len(text) // 1000} kB"
+    article = re.search(r"<article.*?</article>", text, re.S).group(0)
+    assert "<style" not in article and "In&nbsp;[" not in article and "In [" not in article
+    assert 'class="language-python highlight"' in article
+    assert 'class="language-text highlight output jp-OutputArea-output"' in article
+
+
+def test_each_language_has_its_404_page(built_site):
+    zh, en = built_site / "404.html", built_site / "en" / "404.html"
+    zh_text, en_text = zh.read_text(encoding="utf-8"), en.read_text(encoding="utf-8")
+    assert '<html lang="zh-Hans"' in zh_text and "找不到这个页面" in zh_text
+    assert '<html lang="en"' in en_text and "Page not found" in en_text
+    assert "/404.html" in zh_text and "location.replace" in zh_text  # /en/… readers go to /en/404.html
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_language_details_of_each_page(built_site, lang):
+    """Palette toggles named in the page's language; one description per page."""
+    root = built_site / config.url_prefix(lang)
+    home = (root / "index.html").read_text(encoding="utf-8")
+    names = re.findall(r'<label class="md-header__button md-icon" title="([^"]+)"', home)
+    assert names == (["切换到深色模式", "切换到浅色模式"] if lang == "zh" else ["Switch to dark mode", "Switch to light mode"])
+    descriptions = {}
+    for page in root.rglob("index.html"):
+        if lang == config.DEFAULT_LANGUAGE and any(page.is_relative_to(built_site / x) for x in config.LANGUAGES[1:]):
+            continue
+        found = re.search(r'<meta name="description" content="([^"]*)"', page.read_text(encoding="utf-8"))
+        if found:
+            descriptions.setdefault(found.group(1), []).append(page.relative_to(built_site).as_posix())
+    shared = {d: ps for d, ps in descriptions.items() if len(ps) > 1}
+    assert len(descriptions) >= 25 and not shared, f"pages sharing a description: {shared}"
+
+
+def test_the_sitemap_lists_the_notebooks(built_site):
+    sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
+    for notebook in pages.notebooks():
+        lang, *parts = notebook.relative_to(config.DOCS).parts
+        url = config.url_prefix(lang) + "/".join(parts)[: -len(".py")] + "/"
+        assert re.search(rf"<loc>[^<]*/{re.escape(url)}</loc>", sitemap), f"{url} is not in the sitemap"

@@ -3,6 +3,7 @@
 import copy
 import functools
 import json
+import re
 import warnings
 
 import pytest
@@ -93,24 +94,30 @@ def _first_block(data, lang="en"):
     return next(f for f in data["fences"] if f["kind"] == "python" and f["page"].startswith(f"docs/{lang}/"))
 
 
+def _text(fragment):
+    return re.sub(r"<[^>]+>", "", fragment)
+
+
 def test_the_report_has_a_column_per_torch_version(tmp_path, monkeypatch):
     data = _runs(tmp_path, monkeypatch)
     block = _first_block(data)
     text = report.render("en")
-    assert "| torch 2.13.0 (CPU) | torch 2.15.0 (CPU) |" in text
-    assert "Another test run (`make test-torch`)" in text and "torch 2.15.0+cu132" in text
-    row = next(line for line in text.splitlines() if line.startswith(f"| [{block['page'].split('/', 2)[2]}]"))
-    assert row.endswith("| ✓ | ✓ |")
+    assert '<th scope="col">torch 2.13.0 (CPU)</th><th scope="col">torch 2.15.0 (CPU)</th>' in text
+    assert "**Another CPU run** (`make test-torch`)" in text and "torch 2.15.0+cu132" in text
+    row = next(line for line in text.splitlines() if line.startswith(f'<tr id="{report.row_id(block["page"])}">'))
+    cells = re.findall(r'<td data-label="torch 2\.1[35]\.0 \(CPU\)">([^<]*)</td>', row)
+    assert len(cells) == 2 and all(c.startswith("✓ ") for c in cells), row
     report._recorded.cache_clear()
 
 
-def test_a_badge_names_every_version_its_blocks_passed_on(tmp_path, monkeypatch):
+def test_a_page_line_names_every_version_its_blocks_ran_on(tmp_path, monkeypatch):
     data = _runs(tmp_path, monkeypatch)
     page = _first_block(data)["page"]
-    line = report.badge("en", page)
-    assert "validated on CPU with torch 2.13.0 <span class=\"ok\">✓</span>, torch 2.15.0 <span class=\"ok\">✓</span>" in line
+    line = _text(report.badge("en", page))
+    assert "ran on CPU (torch 2.13.0, 2.15.0)" in line, line
     monkeypatch.setenv("DEVGUIDE_SITE_TORCH", "2.15")  # the /2.15/ site names its own version first
-    assert "with torch 2.15.0 <span class=\"ok\">✓</span>, torch 2.13.0" in report.badge("en", page)
+    assert "ran on CPU (torch 2.15.0, 2.13.0)" in _text(report.badge("en", page))
+    assert "已在 CPU 上运行（torch 2.15.0、2.13.0）" in _text(report.badge("zh", page.replace("docs/en/", "docs/zh/")))
     report._recorded.cache_clear()
 
 
@@ -119,10 +126,14 @@ def test_a_failure_or_a_changed_block_of_the_second_run_shows(tmp_path, monkeypa
     first = _first_block(data)
     same_page = [f for f in data["fences"] if f["page"] == first["page"] and f["kind"] in ("python", "bash")]
     _runs(tmp_path, monkeypatch, second_failed={(first["page"], first["line"])})
-    assert "torch 2.15.0 <span class=\"failed\">✗</span>" in report.badge("en", first["page"])
+    line = _text(report.badge("en", first["page"]))
+    assert f"✗ 1 of {len(same_page)} examples failed on CPU (torch 2.15.0)" in line, line
+    assert "ran on CPU (torch 2.13.0)" in line and "2.13.0, 2.15.0" not in line
+    assert "CPU, torch 2.15.0" in report.render("en").split("{ #failed }")[1]  # listed under failed blocks
     if len(same_page) > 1:  # a block changed since the 2.15 run no longer counts for it
         _runs(tmp_path, monkeypatch, second_changed={(first["page"], first["line"])})
-        assert f"({len(same_page) - 1} of them)" in report.badge("en", first["page"])
+        line = _text(report.badge("en", first["page"]))
+        assert f"{len(same_page) - 1} of {len(same_page)} examples ran on CPU (torch 2.15.0)" in line, line
     report._recorded.cache_clear()
 
 

@@ -164,39 +164,38 @@ def test_a_page_with_mps_and_xpu_blocks_skips_them_counts_them_and_fails_a_typo(
         assert rows[f"docs/{lang}/p.md", 23]["status"] == "failed"
 
 
-def census_with(fences):
-    return {
-        "generated": "2026-11-23T12:00:00Z",
-        "commit": None,
-        "machine": {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu"},
-        "fences": fences,
-    }
+REPORT_PAGE = "docs/en/devices/other-accelerators.md"  # CPU, MPS-only and XPU-only blocks
+
+
+def _run(status):
+    return report.Run("2026-11-23T12:00:00Z", {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu"}, "test", status)
 
 
 def test_the_report_says_how_many_mps_and_xpu_blocks_no_ci_machine_executed(monkeypatch):
-    skipped = {"language": "python", "status": "skipped", "seconds": 0.0}
-    data = census_with([
-        {"page": "docs/en/devices/x.md", "line": 3, "language": "python", "kind": "python", "status": "passed", "seconds": 0.1},
-        {"page": "docs/en/devices/x.md", "line": 8, "kind": "mps", **skipped},
-        {"page": "docs/en/devices/x.md", "line": 16, "kind": "mps", **skipped},
-        {"page": "docs/en/devices/x.md", "line": 22, "kind": "xpu", **skipped},
-        {"page": "docs/zh/devices/x.md", "line": 3, "language": "python", "kind": "python", "status": "passed", "seconds": 0.1},
-        {"page": "docs/zh/devices/x.md", "line": 8, "kind": "mps", **skipped},
-    ])
-    assert census.validate(data) is None
-    monkeypatch.setattr(report, "load", lambda: (data, True))
-    monkeypatch.setattr(report, "load_gpu", lambda gpu=None: None)
+    import re
+
+    st = report.page_status(REPORT_PAGE, _run({}), None)
+    mps, xpu = len(st.of_kind("mps")), len(st.of_kind("xpu"))
+    assert mps and xpu, f"{REPORT_PAGE} has no MPS-only or no XPU-only block"
+    cpu = _run({(REPORT_PAGE, b.sha): "passed" for b in st.of_kind("python", "bash")})
+    monkeypatch.setattr(report, "cpu_run", lambda: cpu)
+    monkeypatch.setattr(report, "gpu_run", lambda: None)
+    monkeypatch.setattr(report, "other_cpu_runs", lambda: [])
     en = report.render("en")
-    assert (
-        "**No CI machine has executed 2 of this site's blocks written for Apple-silicon GPUs (MPS) "
-        "and 1 written for Intel GPUs (XPU)**" in en
-    )
-    assert "| [devices/x.md](devices/x.md) | 1 | 0 | 2 (not executed) | 1 (not executed) | 0 | 0 | 0 | ✓ |" in en
-    assert "**本站有 1 个为苹果芯片的 GPU（MPS）编写的代码块和 0 个为 Intel 显卡（XPU）编写的代码块没有在任何 CI 机器上执行过**" in report.render("zh")
-    badge = report.badge("en", "docs/en/devices/x.md")
-    assert "MPS-only blocks not executed by any CI machine: 2 · XPU-only blocks not executed by any CI machine: 1" in badge
-    # a run on a machine with the device executed them: nothing to say
-    for f in data["fences"]:
-        f["status"] = "passed"
-    assert "No CI machine has executed" not in report.render("en")
-    assert "not executed" not in report.badge("en", "docs/en/devices/x.md")
+    found = re.search(r"\*\*No CI machine has executed (\d+) of this site's blocks written for Apple-silicon GPUs \(MPS\) "
+                      r"and (\d+) written for Intel GPUs \(XPU\)\*\*", en)
+    assert found and int(found.group(1)) >= mps and int(found.group(2)) >= xpu, found
+    row = next(line for line in en.splitlines() if line.startswith(f'<tr id="{report.row_id(REPORT_PAGE)}">'))
+    assert f'<td data-label="MPS-only">{mps} (not executed)</td><td data-label="XPU-only">{xpu} (not executed)</td>' in row
+    assert "没有在任何 CI 机器上执行过**" in report.render("zh")
+    line = re.sub(r"<[^>]+>", "", report.badge("en", REPORT_PAGE))
+    assert f"{mps} MPS-only example{'s' * (mps != 1)} not executed by any CI machine" in line, line
+    assert f"{xpu} XPU-only example{'s' * (xpu != 1)} not executed by any CI machine" in line, line
+    assert "ran on CPU (torch 2.13.0)" in line
+    zh = re.sub(r"<[^>]+>", "", report.badge("zh", REPORT_PAGE.replace("/en/", "/zh/")))
+    assert "仅限 MPS 的示例未在任何 CI 机器上执行" in zh, zh
+    # a run on a machine with the device executed them: nothing left unexecuted on the page
+    cpu.status.update({(REPORT_PAGE, b.sha): "passed" for b in st.of_kind("mps", "xpu")})
+    assert "not executed" not in report.badge("en", REPORT_PAGE)
+    row = next(line for line in report.render("en").splitlines() if line.startswith(f'<tr id="{report.row_id(REPORT_PAGE)}">'))
+    assert "not executed" not in row

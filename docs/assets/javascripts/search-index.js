@@ -12,7 +12,7 @@
 //    ?q= link. Typing then waits only for a local or cached file.
 // Material requests the index with XMLHttpRequest from "<base>/search/".
 (function () {
-  var lang = document.documentElement.lang;
+  var lang = (document.documentElement.lang || "").split("-")[0];  // zh-Hans → zh
   var own = lang && lang !== "zh" ? "/" + lang + "/search/search_index.json" : null;
   var index = /\/search\/search_index\.json$/;
   var wanted = /[?&]q=/.test(location.search);

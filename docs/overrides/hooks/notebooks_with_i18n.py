@@ -1,6 +1,7 @@
 """Make mkdocs-jupyter and mkdocs-static-i18n work together.
 
-Two upstream problems (ultrabug/mkdocs-static-i18n#198, see ../shared/TOOLCHAIN.md):
+Upstream problems (ultrabug/mkdocs-static-i18n#198, see ../shared/TOOLCHAIN.md), and
+the look of the notebooks:
 
 1. static-i18n rebuilds every file as a plain ``File`` in its ``on_files``
    (priority -100), dropping mkdocs-jupyter's ``NotebookFile`` wrapper. The
@@ -9,11 +10,15 @@ Two upstream problems (ultrabug/mkdocs-static-i18n#198, see ../shared/TOOLCHAIN.
    destination that static-i18n computed.
 2. For the same reason notebooks get no language alternates: we add them, so
    the language switcher keeps the reader on the same notebook.
-3. static-i18n runs one build per language; mkdocs-jupyter resets its set of
+3. static-i18n's sitemap lists the pages it saw before (1) and so leaves the
+   notebooks out: they are added to its list.
+4. static-i18n runs one build per language; mkdocs-jupyter resets its set of
    used cache entries at every build and evicts the others at the end of every
    build, so each language evicts the other's executed notebooks and nothing is
    ever cached. We collect the used entries over all language builds and evict
    only after the last one.
+5. Notebook pages carry JupyterLab's CSS and prompts (1 MB, another look):
+   they are rewritten to look and weigh like the Markdown pages.
 """
 
 from __future__ import annotations
@@ -38,10 +43,12 @@ def on_files(files: Files, config) -> Files:
     jupyter, i18n = _plugins(config)
     if jupyter is None:
         return files
+    wrapped = []
     for file in list(files):
         if isinstance(file, NotebookFile) or not jupyter.should_include(file):
             continue
         notebook = NotebookFile(file, **config)
+        wrapped.append(notebook)
         # keep static-i18n's destination (default language at the root)
         notebook.dest_path = file.dest_path
         notebook.abs_dest_path = file.abs_dest_path
@@ -51,6 +58,11 @@ def on_files(files: Files, config) -> Files:
         # replace in place: static-i18n's Files subclass resolves nav paths per language
         files.remove(file)
         files.append(notebook)
+    # static-i18n's sitemap lists the documentation pages it saw in its on_files,
+    # before the notebooks were pages again: add them (each build adds its language's)
+    listed = getattr(i18n, "i18n_files_per_language", {}).get(getattr(i18n, "current_language", None))
+    if listed is not None:
+        listed.extend(n for n in wrapped if n not in listed)
     return files
 
 
@@ -67,7 +79,7 @@ def _alternates(file, i18n, config) -> dict:
     for lang in i18n.build_languages:
         if (Path(config.docs_dir) / lang / norm).exists():
             prefix = "" if lang == i18n.default_language else f"{lang}/"
-            found[lang] = SimpleNamespace(url=prefix + page_url)
+            found[lang] = SimpleNamespace(url=prefix + page_url, page=None)
     return found
 
 
@@ -133,7 +145,7 @@ def on_page_content(html: str, page, config, files) -> str:
             fix(item.children)
 
     fix(page.toc)
-    html = _ATTR.sub("", html)
+    html = like_the_other_pages(_ATTR.sub("", html), page)
     if not config.use_directory_urls:
         html = _offline_links(html, page)
     return html
@@ -156,3 +168,38 @@ def _offline_links(html: str, page) -> str:
         return f'href="{posixpath.relpath(target, here)}{m.group(2) or ""}"'
 
     return _PAGE_LINK.sub(one, html)
+
+
+_LABEL = {"zh": "输出", "en": "Output"}
+_DROP = [
+    re.compile(r"<(style|script)\b[^>]*>.*?</\1>", re.S),  # 574 kB of Jupyter CSS, its JS
+    re.compile(r'<div class="zeroclipboard-container">.*?</clipboard-copy>\s*</div>', re.S),
+    re.compile(r'<div class="clipboard-copy-txt"[^>]*>.*?</div>', re.S),
+    re.compile(r'<div class="jp-(?:Input|Output)Prompt[^"]*">.*?</div>', re.S),  # In [1]:
+]
+_CODE = re.compile(r'<div class="highlight-ipynb hl-(\w+)"><pre>(.*?)</pre></div>', re.S)
+_OUTPUT = re.compile(
+    r'<div class="jp-RenderedText jp-OutputArea-output"( data-mime-type="[^"]*")? tabindex="0">\s*<pre>(.*?)</pre>\s*</div>', re.S
+)
+
+
+def like_the_other_pages(html: str, page) -> str:
+    """Notebook cells as the Markdown pages show code and outputs.
+
+    mkdocs-jupyter inlines JupyterLab's CSS (574 kB per page), a clipboard script
+    and In [n]: prompts. Drop them; code cells become Material's code blocks (its
+    colours, copy button), text outputs the site's output blocks (hooks/reading.py).
+    """
+    lang = page.file.src_uri.split("/", 1)[0]
+    label = _LABEL.get(lang, _LABEL["en"])
+    for pattern in _DROP:
+        html = pattern.sub("", html)
+    html = _CODE.sub(lambda m: f'<div class="language-{m.group(1)} highlight"><pre><code>{m.group(2)}</code></pre></div>', html)
+    html = _OUTPUT.sub(
+        lambda m: f'<div class="language-text highlight output jp-OutputArea-output"{m.group(1) or ""} data-label="{label}">'
+        f"<pre><code>{m.group(2)}</code></pre></div>",
+        html,
+    )
+    # wrappers that JupyterLab makes focusable: nothing to do there with a keyboard here
+    html = html.replace('<div class="jp-Cell-inputWrapper" tabindex="0">', '<div class="jp-Cell-inputWrapper">')
+    return html.replace('class="anchor-link"', 'class="headerlink"')

@@ -173,8 +173,8 @@ def on_post_build(config) -> None:
         scripts[lang] = data
     if root.with_suffix(".js").exists():  # offline build: one script, the page's language
         choices = ",".join(f'"{lang}":{data}' for lang, data in scripts.items())
-        root.with_suffix(".js").write_text(  # every index once (not once per branch)
-            f"var __index = (function (all) {{ return all[document.documentElement.lang]"
+        root.with_suffix(".js").write_text(  # every index once (not once per branch); lang="zh-Hans" → zh
+            f"var __index = (function (all) {{ return all[document.documentElement.lang.split('-')[0]]"
             f' || all["{i18n.default_language}"]; }})({{{choices}}})',
             encoding="utf-8",
         )

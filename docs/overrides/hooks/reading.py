@@ -1,0 +1,129 @@
+"""How the pages read: output blocks, descriptions, language tags, 404 pages.
+
+* Printed outputs (the ``text`` fence after ``<!--pytest-codeblocks:expected-output-->``
+  or ``<!--docs:expected-output torch…-->``) get the class ``output`` and a label
+  in the page's language ("输出" / "Output"), styled apart from code and wrapped
+  instead of scrolled (docs/assets/stylesheets/reading.css).
+* Each page's ``<meta name="description">`` is its own: front matter
+  ``description:`` when given, else the first paragraph under the title.
+* ``<html lang="zh-Hans">`` on Chinese pages, so that browsers pick Simplified
+  Chinese glyphs (``zh`` alone leaves it to the system's preference); the search
+  dialog gets a name.
+* One 404 page per language: static-i18n builds every language into the same
+  site folder, so the English build's 404.html would replace the Chinese one. The
+  Chinese page stays at /404.html (what GitHub Pages serves for any missing
+  path) and sends readers of /en/… to /en/404.html.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+
+LANG_TAGS = {"zh": "zh-Hans"}
+LABELS = {
+    "zh": ("输出", "torch {spec} 的输出"),
+    "en": ("Output", "Output with torch {spec}"),
+}
+SEARCH = {"zh": "搜索", "en": "Search"}
+DESCRIPTION_LENGTH = {"zh": 110, "en": 200}
+
+_OUTPUT = re.compile(
+    r'(<!--\s*(?:pytest-codeblocks:expected-output[\w-]*|docs:expected-output\s*(?P<spec>[^>]*?))\s*-->\s*)'
+    r'<div class="language-text highlight">'
+)
+_FIRST_P = re.compile(r"</h1>.*?<p>(.*?)</p>", re.S)
+
+
+def _lang(page) -> str:
+    first = page.file.src_uri.split("/", 1)[0]
+    return first if first in LABELS else "zh"
+
+
+def label_outputs(content: str, lang: str) -> str:
+    plain, variant = LABELS[lang]
+
+    def tag(m):
+        spec = (m.group("spec") or "").strip()
+        text = variant.format(spec=spec.removeprefix("torch").strip()) if spec else plain
+        return f'{m.group(1)}<div class="language-text highlight output" data-label="{html.escape(text)}">'
+
+    return _OUTPUT.sub(tag, content)
+
+
+def description(content: str, lang: str) -> str | None:
+    """The first paragraph under the title, as plain text, cut at a sentence end."""
+    m = _FIRST_P.search(content)
+    if not m:
+        return None
+    text = html.unescape(re.sub(r"<[^>]+>", "", m.group(1)))
+    text = re.sub(r"\s+", " " if lang != "zh" else " ", text).strip()
+    limit = DESCRIPTION_LENGTH[lang]
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    ends = [cut.rfind(p) for p in ("。", "；", ". ", "; ")]
+    end = max(ends)
+    return cut[: end + 1].strip() if end > limit // 2 else cut.rstrip() + "…"
+
+
+@event_priority(-50)  # after the other hooks have added their parts of the page
+def on_page_content(content: str, page, config, files) -> str:
+    lang = _lang(page)
+    content = label_outputs(content, lang)
+    if not page.meta.get("description"):
+        found = description(content, lang)
+        if found:
+            page.meta["description"] = found
+    return content
+
+
+def on_post_page(output: str, page, config) -> str:
+    return _page_html(output, _lang(page))
+
+
+def _page_html(output: str, lang: str) -> str:
+    tag = LANG_TAGS.get(lang)
+    if tag:
+        output = output.replace(f'<html lang="{lang}"', f'<html lang="{tag}"', 1)
+    return output.replace(
+        '<div class="md-search" data-md-component="search" role="dialog">',
+        f'<div class="md-search" data-md-component="search" role="dialog" aria-label="{SEARCH[lang]}">',
+        1,
+    )
+
+
+_saved_404: dict[str, str] = {}
+
+# Readers of another language's missing page get that language's 404 page.
+_REDIRECT = (
+    "<script>(function(){{var m=location.pathname.match(/^(.*?\\/)({langs})\\/(?!404\\.html)/);"
+    "if(m)location.replace(m[1]+m[2]+'/404.html'+location.search+location.hash)}})()</script>"
+)
+
+
+def on_post_build(config) -> None:
+    """static-i18n builds the default language first, then each other language
+    from its own on_post_build (priority -100, after this one), all into the same
+    folder: keep the default 404 page, then move each other language's to its folder."""
+    i18n = config.plugins.get("i18n")
+    site = Path(config.site_dir)
+    page = site / "404.html"
+    if i18n is None or not page.exists():
+        return
+    lang = i18n.current_language
+    text = _page_html(page.read_text(encoding="utf-8"), lang)
+    if lang == i18n.default_language:
+        others = "|".join(x for x in i18n.build_languages if x != lang)
+        if others:
+            text = text.replace("</head>", _REDIRECT.format(langs=others) + "</head>", 1)
+        _saved_404[str(site)] = text
+        page.write_text(text, encoding="utf-8")
+        return
+    (site / lang).mkdir(parents=True, exist_ok=True)
+    (site / lang / "404.html").write_text(text, encoding="utf-8")
+    if str(site) in _saved_404:
+        page.write_text(_saved_404[str(site)], encoding="utf-8")

@@ -1,0 +1,96 @@
+"""What the site says about the test results: the recorded summary and each page's line."""
+
+import json
+import re
+
+from devguide import report, summary
+
+PAGE = "docs/en/async/streams.md"  # CPU blocks and CUDA-only blocks
+
+
+def census(status_by_sha, machine=None, generated="2026-11-23T12:59:22Z"):
+    fences = [
+        {"page": PAGE, "line": n, "language": "python", "kind": "python", "sha": sha, "status": st}
+        for n, (sha, st) in enumerate(status_by_sha.items(), 1)
+    ]
+    machine = machine or {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu", "cpu": "AMD EPYC"}
+    return {"generated": generated, "machine": machine, "fences": fences}
+
+
+def test_the_summary_changes_only_when_the_results_do(tmp_path):
+    path = tmp_path / "summary.json"
+    first = census({"a" * 16: "passed", "b" * 16: "failed"})
+    assert summary.write_if_changed(first, path)
+    text = path.read_text(encoding="utf-8")
+    assert json.loads(text)["results"]["pages"][PAGE] == {"failed": ["b" * 16], "passed": ["a" * 16]}
+    # the same results on another machine, another day: the file stays as it is
+    again = census({"a" * 16: "passed", "b" * 16: "failed"}, {"torch": "2.13.0+cpu", "python": "3.11.9", "accelerator": "cpu", "cpu": "Intel Xeon"}, "2026-12-01T00:00:00Z")
+    assert not summary.write_if_changed(again, path)
+    assert path.read_text(encoding="utf-8") == text
+    # a fixed block: rewritten, whole, from that run
+    fixed = census({"a" * 16: "passed", "b" * 16: "passed"}, again["machine"], again["generated"])
+    assert summary.write_if_changed(fixed, path)
+    data = summary.load(path)
+    assert data["machine"]["cpu"] == "Intel Xeon" and data["generated"] == "2026-12-01T00:00:00Z"
+    assert not summary.records(census({}, {"torch": "2.11.0+cu130", "python": "3.12", "accelerator": "cuda"}))
+
+
+def run(status, source="test", machine=None):
+    machine = machine or {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu"}
+    return report.Run("2026-11-23T12:59:22Z", machine, source, status)
+
+
+def line(lang, cpu_status, gpu_status=None):
+    st = report.page_status(PAGE, run({}), run({}))
+    cpu_blocks = st.of_kind("python", "bash")
+    cuda_blocks = st.of_kind("cuda")
+    cpu = run({(PAGE, b.sha): cpu_status(i) for i, b in enumerate(cpu_blocks) if cpu_status(i)})
+    gpu = None
+    if gpu_status is not None:
+        gpu = run({(PAGE, b.sha): gpu_status(i) for i, b in enumerate(cuda_blocks) if gpu_status(i)}, "gpu",
+                  {"torch": "2.11.0+cu130", "python": "3.12.3", "accelerator": "cuda", "gpus": ["NVIDIA H100"]})
+    st = report.page_status(PAGE, cpu, gpu)
+    return re.sub(r"<[^>]+>", "", " · ".join(report.line_parts(lang, st, cpu, gpu))), len(cpu_blocks), len(cuda_blocks)
+
+
+def test_the_line_says_what_ran_and_never_passed_and_failed_at_once():
+    text, n, cuda = line("en", lambda i: "passed", lambda i: "passed")
+    assert text == f"✓ {n} example{'s' * (n != 1)} ran on CPU (torch 2.13.0) · ✓ {cuda} CUDA examples ran on NVIDIA H100"
+    text, n, cuda = line("en", lambda i: "failed" if i == 0 else "passed", lambda i: None)
+    assert text.startswith(f"✗ 1 of {n} examples failed on CPU") and "✓" not in text.split("·")[0]
+    assert text.endswith(f"○ {cuda} CUDA examples not yet run on a GPU")
+    text, n, cuda = line("zh", lambda i: "passed", lambda i: "passed" if i else None)
+    assert text.endswith(f"✓ {cuda} 个 CUDA 示例中 {cuda - 1} 个已在 NVIDIA H100 上运行 · ○ 1 个尚未在 GPU 上运行")
+
+
+def test_a_block_changed_since_the_run_is_not_yet_run():
+    text, n, _ = line("en", lambda i: None)  # no block's hash in the run
+    assert text.startswith(f"○ {n} example")
+    assert "not yet run" in text.split("·")[0]
+
+
+def test_standard_reasons_are_translated():
+    assert report.reason("zh", "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)").startswith("需要 CUDA 设备")
+    assert report.reason("zh", "needs two GPUs") == "需要两块 GPU"
+    assert report.reason("en", "needs two GPUs") == "needs two GPUs"
+
+
+def test_row_ids():
+    assert report.row_id("docs/en/async/streams.md") == "page-async-streams"
+    assert report.row_id("docs/zh/index.md") == "page-home"
+    assert report.row_id("docs/zh/getting-started/index.md") == "page-getting-started"
+    assert report.row_id("docs/en/getting-started/device-tour.py") == "page-getting-started-device-tour"
+
+
+def test_a_build_without_a_test_run_shows_the_recorded_run(tmp_path, monkeypatch):
+    st = report.page_status(PAGE, run({}), run({}))
+    shas = [b.sha for b in st.of_kind("python", "bash")]
+    recorded = tmp_path / "summary.json"
+    summary.write_if_changed(census({sha: "passed" for sha in shas}), recorded)
+    monkeypatch.setattr(summary, "PATH", recorded)
+    monkeypatch.setattr(report.config, "VALIDATION_JSON", tmp_path / "no-test-run.json")
+    cpu = report.cpu_run()
+    assert cpu is not None and cpu.source == "recorded" and cpu.machine["cpu"] == "AMD EPYC"
+    assert len(report.page_status(PAGE, cpu, None).cpu["passed"]) == len(shas)
+    rendered = report.render("en")
+    assert "From the last run recorded in the repository" in rendered and "AMD EPYC" in rendered
