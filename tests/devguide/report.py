@@ -214,6 +214,12 @@ REASONS_ZH = {
     "needs compute-sanitizer from the NVIDIA CUDA Toolkit, which pip does not install; train.py stands for your program": "需要 NVIDIA CUDA Toolkit 中的 compute-sanitizer，pip 不会安装它；train.py 代表你自己的程序",
     "the same program runs as the CUDA block above": "同一个程序已作为上方的 CUDA 代码块运行",
     "runs the whole test suite, i.e. the command that runs this page": "运行整个测试套件，也就是运行本页的那条命令",
+    "clones the repository and runs the whole test suite, i.e. the command that runs this page": "克隆仓库并运行整个测试套件，也就是运行本页的那条命令",
+    "installs the XPU build of torch from PyTorch's own index; the test machines keep the pinned CPU build": "从 PyTorch 自己的索引安装 torch 的 XPU 构建；测试机器保留固定版本的 CPU 构建",
+    "needs an NVIDIA GPU and Nsight Systems (nsys), which the test machines do not have": "需要 NVIDIA GPU 和 Nsight Systems（nsys），测试机器上没有",
+    "shows where to set the variable; the CUDA block below runs it": "展示在哪里设置这个变量；下方的 CUDA 代码块运行它",
+    "needs an Apple-silicon MPS device: no CI machine runs it": "需要苹果芯片的 MPS 设备：没有 CI 机器能运行它",
+    "needs an Intel GPU (XPU device): no CI machine runs it": "需要 Intel 显卡（XPU 设备）：没有 CI 机器能运行它",
     "runs pytest on a page; the full test run already covers it": "对一个页面运行 pytest；完整的测试运行已经覆盖它",
 }
 
