@@ -151,6 +151,9 @@ def run_child(job: dict) -> None:
         os.close(fd)
     os.environ.clear()
     os.environ.update(job["env"])
+    import tempfile
+
+    tempfile.tempdir = None  # the zygote's cached choice: read the block's TMPDIR again
     if job.get("protect"):
         deny_writes_beneath(Path(job["protect"]))
     if job.get("memory") and hasattr(__import__("resource"), "RLIMIT_DATA"):

@@ -37,12 +37,16 @@ class BlockFailure(Exception):
 def block_sandbox():
     """A private working directory holding a *copy* of ``snippets/`` (so a block
     that writes there changes nothing in the repository), and a folder beside it
-    for the runner's files, out of the block's sight."""
+    for the runner's files, out of the block's sight, and one for its temporary
+    files (TMPDIR): where the repository itself lies in the system's temporary
+    folder (a clone in /tmp), Landlock lets a block write only into folders that
+    existed when it started, so new ones (multiprocessing's pymp-*) go here."""
     with tempfile.TemporaryDirectory(prefix="docs-block-") as tmp:
-        work, files = Path(tmp) / "work", Path(tmp) / "runner"
+        work, files, temp = Path(tmp) / "work", Path(tmp) / "runner", Path(tmp) / "tmp"
         shutil.copytree(REPO / "snippets", work / "snippets")
         files.mkdir()
-        yield work, files
+        temp.mkdir()
+        yield work, files, temp
 
 
 def numbered(block: Block) -> str:
@@ -106,7 +110,8 @@ def run_block(block: Block, zygote: runner.Zygote | None = None) -> str:
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
     timeout = block_timeout(block)
-    with block_sandbox() as (work, files):
+    with block_sandbox() as (work, files, temp):
+        env["TMPDIR"] = str(temp)
         job = {
             "where": block.where,
             "language": block.language,

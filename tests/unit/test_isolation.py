@@ -165,6 +165,18 @@ print(torch.tensor([1.5]).tolist())
 '''
 """
 EXIT = "# P\n\n'''python\nimport os\n\nos._exit(0)\n'''\n\n'''python\nprint(1)\n'''\n"
+TEMP = """\
+# T
+
+'''python
+import tempfile
+from pathlib import Path
+
+folder = tempfile.mkdtemp()
+Path(folder, "x").write_text("ok")
+assert "docs-block-" in folder, folder  # the block's own, not the shared /tmp
+'''
+"""
 REPO_WRITE = """\
 # P
 
@@ -189,6 +201,8 @@ def planted(tmp_path_factory):
         "docs/zh/skip.md": SKIP.format("x"), "docs/en/skip.md": SKIP.format("y"),
         "docs/zh/alone.md": "# A\n\n'''python\nx = 1\n'''\n",
     })
+    for lang in ("zh", "en"):
+        (root / "docs" / lang / "tmp.md").write_text(TEMP.replace("'''", F), encoding="utf-8")
     repo = REPO_WRITE.format(root=root)
     for lang in ("zh", "en"):
         (root / "docs" / lang / "repo.md").write_text(repo.replace("'''", F), encoding="utf-8")
@@ -262,6 +276,14 @@ def _repo_failure(out: str) -> str:
     found = [s for s in sections if "repo.md" in s]
     assert found and "FAILED docs/zh/repo.md::line 3" in out, out[-3000:]
     return found[0]
+
+
+def test_a_block_has_a_temporary_folder_of_its_own(planted):
+    """The planted project lies in the system's temporary folder, as a clone in /tmp
+    does: with Landlock a block could not create anything new there (DataLoader
+    workers failed on /tmp/pymp-*); each block's TMPDIR is a folder of its sandbox."""
+    _, _, out, _ = planted
+    assert "PASSED docs/zh/tmp.md::line 3" in out, out[-3000:]
 
 
 def test_the_guard_restores_what_a_block_changed(tmp_path):
