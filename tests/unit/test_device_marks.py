@@ -4,48 +4,14 @@ CUDA -- compiled, their ``torch.…`` names checked, skipped with a reason that 
 so -- and counted apart, in the census and in the validation report.
 """
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from devguide import apicheck, census, config, pages, report
+from devguide import apicheck, config, pages, report
 
 F = "`" * 3
 
-PAGE = """\
-# P { #p }
-
-'''python
-print("runs here")
-'''
-
-<!--pytest.mark.mps-->
-'''python
-import torch
-
-x = torch.ones(2, device="mps")
-torch.mps.synchronize()
-'''
-
-<!--pytest.mark.xpu-->
-'''python
-import torch
-
-assert torch.xpu.is_available()
-'''
-
-<!--pytest.mark.mps-->
-'''python
-import torch
-
-torch.mps.synchronise()
-'''
-"""
 
 
 def page(tmp_path, text, name="p.md"):
@@ -55,8 +21,8 @@ def page(tmp_path, text, name="p.md"):
     return path
 
 
-def test_mps_and_xpu_marks_are_accepted_and_counted_apart(tmp_path):
-    p = page(tmp_path, PAGE)
+def test_mps_and_xpu_marks_are_accepted_and_counted_apart(tmp_path, device_page):
+    p = page(tmp_path, device_page)
     kinds = [(e.line, e.kind, e.reason) for e in pages.classify(p)]
     assert kinds == [
         (3, "python", ""),
@@ -119,49 +85,6 @@ def test_mps_and_xpu_blocks_are_api_checked(tmp_path):
     assert apicheck.unresolved_torch_attributes(xpu) == [
         f"{p}:15: torch.xpu.memory_alocated does not exist in torch",
     ]
-
-
-def scratch_project(tmp_path, text):
-    root = tmp_path / "project"
-    root.mkdir()
-    shutil.copytree(config.REPO / "snippets", root / "snippets")
-    for name in ("pyproject.toml", "mkdocs.yml", "LICENSE", "conftest.py"):
-        shutil.copy(config.REPO / name, root / name)
-    for lang in config.LANGUAGES:
-        page(root, text, f"docs/{lang}/p.md")
-    return root
-
-
-def test_a_page_with_mps_and_xpu_blocks_skips_them_counts_them_and_fails_a_typo(tmp_path):
-    """The whole run as a contributor makes it: the CPU block runs, the device blocks
-    are skipped with a reason that says no CI machine runs them, the one with a
-    misspelt torch name fails at its page line, and the census counts them apart."""
-    if config.device_available("mps") or config.device_available("xpu"):
-        pytest.skip("this machine has an MPS or XPU device: the blocks would run")
-    root = scratch_project(tmp_path, PAGE)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n0", "-p", "no:cacheprovider", "-rA", "-q",
-         "docs/zh/p.md", "docs/en/p.md"],
-        cwd=root, capture_output=True, text=True, timeout=300,
-        env=dict(os.environ, DEVGUIDE_ROOT=str(root)),
-    )
-    out = done.stdout + done.stderr
-    assert done.returncode == 1, out[-3000:]
-    skipped = "; compiled and API-checked here"
-    assert f"SKIPPED [1] docs/zh/p.md:8: needs an Apple-silicon MPS device: no CI machine runs it{skipped}" in out
-    assert f"SKIPPED [1] docs/zh/p.md:16: needs an Intel GPU (XPU device): no CI machine runs it{skipped}" in out
-    assert "docs/zh/p.md:23: MPS-only block uses names that do not exist in torch" in out
-    assert "docs/zh/p.md:26: torch.mps.synchronise does not exist in torch" in out
-
-    data = json.loads((root / "build" / "validation.json").read_text(encoding="utf-8"))
-    assert census.validate(data) is None
-    rows = {(f["page"], f["line"]): f for f in data["fences"]}
-    for lang in config.LANGUAGES:
-        assert rows[f"docs/{lang}/p.md", 3]["status"] == "passed"
-        assert (rows[f"docs/{lang}/p.md", 8]["kind"], rows[f"docs/{lang}/p.md", 8]["status"]) == ("mps", "skipped")
-        assert rows[f"docs/{lang}/p.md", 8]["executed_on"] is None
-        assert (rows[f"docs/{lang}/p.md", 16]["kind"], rows[f"docs/{lang}/p.md", 16]["status"]) == ("xpu", "skipped")
-        assert rows[f"docs/{lang}/p.md", 23]["status"] == "failed"
 
 
 REPORT_PAGE = "docs/en/devices/other-accelerators.md"  # CPU, MPS-only and XPU-only blocks

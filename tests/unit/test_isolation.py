@@ -7,6 +7,7 @@ The planted pages live in a scratch copy of the project (its tests/, snippets/,
 pyproject.toml), run with `pytest -n0` as a contributor runs one page.
 """
 
+import json
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ import textwrap
 
 import pytest
 
-from devguide import config, pages, runner, running
+from devguide import census, config, pages, runner, running
 
 F = "`" * 3
 
@@ -191,9 +192,10 @@ SKIP = "# P\n\n<!--pytest.mark.skip(reason=\"installs a package\")-->\n'''bash\n
 
 
 @pytest.fixture(scope="module")
-def planted(tmp_path_factory):
+def planted(tmp_path_factory, device_page):
     """One scratch project with every planted page, run once with pytest -n0
-    (each run starts pytest and a zygote: one run instead of four)."""
+    (each run starts pytest and a zygote: one run instead of six). The MPS/XPU page
+    of test_device_marks runs here too (its text: the device_page fixture).
     root = scratch_project(tmp_path_factory.mktemp("planted"), {
         **both(CRASHES),
         "docs/zh/state.md": STATE, "docs/en/state.md": STATE,
@@ -203,11 +205,12 @@ def planted(tmp_path_factory):
     })
     for lang in ("zh", "en"):
         (root / "docs" / lang / "tmp.md").write_text(TEMP.replace("'''", F), encoding="utf-8")
+        (root / "docs" / lang / "devices.md").write_text(device_page.replace("'''", F), encoding="utf-8")
     repo = REPO_WRITE.format(root=root)
     for lang in ("zh", "en"):
         (root / "docs" / lang / "repo.md").write_text(repo.replace("'''", F), encoding="utf-8")
     license_before = (root / "LICENSE").read_bytes()
-    rc, out = run_pytest(root, "docs/zh", env={"DOCS_BLOCK_MEMORY_GB": "1"})
+    rc, out = run_pytest(root, "docs", env={"DOCS_BLOCK_MEMORY_GB": "1"})
     return root, rc, out, license_before
 
 
@@ -284,6 +287,32 @@ def test_a_block_has_a_temporary_folder_of_its_own(planted):
     workers failed on /tmp/pymp-*); each block's TMPDIR is a folder of its sandbox."""
     _, _, out, _ = planted
     assert "PASSED docs/zh/tmp.md::line 3" in out, out[-3000:]
+
+
+def test_mps_and_xpu_blocks_are_skipped_counted_and_api_checked_in_a_whole_run(planted):
+    """The whole run as a contributor makes it: the CPU block runs, the device blocks
+    are skipped with a reason that says no CI machine runs them, the one with a
+    misspelt torch name fails at its page line, and the census counts them apart."""
+    if config.device_available("mps") or config.device_available("xpu"):
+        pytest.skip("this machine has an MPS or XPU device: the blocks would run")
+    root, rc, out, _ = planted
+    assert rc == 1, out[-3000:]
+    skipped = "; compiled and API-checked here"
+    assert f"SKIPPED [1] docs/zh/devices.md:8: needs an Apple-silicon MPS device: no CI machine runs it{skipped}" in out
+    assert f"SKIPPED [1] docs/zh/devices.md:16: needs an Intel GPU (XPU device): no CI machine runs it{skipped}" in out
+    assert "docs/zh/devices.md:23: MPS-only block uses names that do not exist in torch" in out
+    assert "docs/zh/devices.md:26: torch.mps.synchronise does not exist in torch" in out
+
+    data = json.loads((root / "build" / "validation.json").read_text(encoding="utf-8"))
+    assert census.validate(data) is None
+    rows = {(f["page"], f["line"]): f for f in data["fences"]}
+    for lang in config.LANGUAGES:
+        page = f"docs/{lang}/devices.md"
+        assert rows[page, 3]["status"] == "passed"
+        assert (rows[page, 8]["kind"], rows[page, 8]["status"]) == ("mps", "skipped")
+        assert rows[page, 8]["executed_on"] is None
+        assert (rows[page, 16]["kind"], rows[page, 16]["status"]) == ("xpu", "skipped")
+        assert rows[page, 23]["status"] == "failed"
 
 
 def test_the_guard_restores_what_a_block_changed(tmp_path):
