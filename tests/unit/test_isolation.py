@@ -195,7 +195,7 @@ SKIP = "# P\n\n<!--pytest.mark.skip(reason=\"installs a package\")-->\n'''bash\n
 def planted(tmp_path_factory, device_page):
     """One scratch project with every planted page, run once with pytest -n0
     (each run starts pytest and a zygote: one run instead of six). The MPS/XPU page
-    of test_device_marks runs here too (its text: the device_page fixture).
+    of test_device_marks runs here too (its text: the device_page fixture)."""
     root = scratch_project(tmp_path_factory.mktemp("planted"), {
         **both(CRASHES),
         "docs/zh/state.md": STATE, "docs/en/state.md": STATE,
