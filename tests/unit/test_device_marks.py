@@ -4,25 +4,14 @@ CUDA -- compiled, their ``torch.…`` names checked, skipped with a reason that 
 so -- and counted apart, in the census and in the validation report.
 """
 
-import textwrap
 
 import pytest
 
 from devguide import apicheck, config, pages, report
 
-F = "`" * 3
 
-
-
-def page(tmp_path, text, name="p.md"):
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).replace("'''", F), encoding="utf-8")
-    return path
-
-
-def test_mps_and_xpu_marks_are_accepted_and_counted_apart(tmp_path, device_page):
-    p = page(tmp_path, device_page)
+def test_mps_and_xpu_marks_are_accepted_and_counted_apart(write_page, tmp_path, device_page):
+    p = write_page(device_page)
     kinds = [(e.line, e.kind, e.reason) for e in pages.classify(p)]
     assert kinds == [
         (3, "python", ""),
@@ -33,8 +22,8 @@ def test_mps_and_xpu_marks_are_accepted_and_counted_apart(tmp_path, device_page)
     assert [b.mark_names for b in pages.page_blocks(p)] == [set(), {"mps"}, {"xpu"}, {"mps"}]
 
 
-def test_a_block_needs_one_kind_of_device(tmp_path):
-    p = page(tmp_path, "<!--pytest.mark.mps-->\n<!--pytest.mark.cuda-->\n'''python\nx = 1\n'''\n")
+def test_a_block_needs_one_kind_of_device(write_page, tmp_path):
+    p = write_page("<!--pytest.mark.mps-->\n<!--pytest.mark.cuda-->\n'''python\nx = 1\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:3: a block needs one kind of device, not cuda and mps"):
         pages.page_blocks(p)
 
@@ -47,8 +36,8 @@ def test_a_block_needs_one_kind_of_device(tmp_path):
         ("<!--pytest.mark.metal-->", "unknown mark <!--pytest.mark.metal-->: use one of pytest.mark.cuda, pytest.mark.mps, pytest.mark.xpu"),
     ],
 )
-def test_a_comment_near_a_device_mark_is_the_mark_or_an_error(tmp_path, comment, says):
-    p = page(tmp_path, f"# P\n\n{comment}\n'''python\nx = 1\n'''\n")
+def test_a_comment_near_a_device_mark_is_the_mark_or_an_error(write_page, tmp_path, comment, says):
+    p = write_page(f"# P\n\n{comment}\n'''python\nx = 1\n'''\n")
     if says is None:
         (block,) = pages.page_blocks(p)
         assert block.mark_names == {"xpu"}
@@ -58,8 +47,8 @@ def test_a_comment_near_a_device_mark_is_the_mark_or_an_error(tmp_path, comment,
     assert f"{p}:4:" in str(error.value) and says in str(error.value)
 
 
-def test_mps_and_xpu_blocks_are_api_checked(tmp_path):
-    p = page(tmp_path, """\
+def test_mps_and_xpu_blocks_are_api_checked(write_page, tmp_path):
+    p = write_page("""\
         <!--pytest.mark.mps-->
         '''python
         import torch

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from types import SimpleNamespace
 
 import pytest
@@ -17,30 +16,21 @@ import pytest
 from devguide import apicheck, config, pages, plugin, report, running, site
 from devguide.parity import parity_problems, twins
 
-FENCE = "`" * 3
-
-
-def page(tmp_path, text, name="page.md"):
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).replace("'''", FENCE), encoding="utf-8")
-    return path
-
 
 @pytest.mark.parametrize(
     "fence",
     ["'''py", "'''python title=\"x.py\"", "~~~python", "''' python", "'''pycon", "'''"],
 )
-def test_census_reports_fences_that_would_be_skipped(tmp_path, fence):
+def test_census_reports_fences_that_would_be_skipped(write_page, tmp_path, fence):
     close = "~~~" if fence.startswith("~") else "'''"
-    p = page(tmp_path, f"# T\n\ntext\n\n{fence}\nprint(1)\n{close}\n")
+    p = write_page(f"# T\n\ntext\n\n{fence}\nprint(1)\n{close}\n")
     problems = [e.problem for e in pages.classify(p) if e.problem]
     assert len(problems) == 1
     assert f"{p}:5:" in problems[0] and "silently ignored" in problems[0]
 
 
-def test_an_excused_fence_is_counted_with_its_reason(tmp_path):
-    p = page(tmp_path, """\
+def test_an_excused_fence_is_counted_with_its_reason(write_page, tmp_path):
+    p = write_page("""\
         <!--pytest.mark.skip(reason="Windows only")-->
         '''powershell
         py -m pip install torch
@@ -50,25 +40,25 @@ def test_an_excused_fence_is_counted_with_its_reason(tmp_path):
     assert (entry.kind, entry.reason, entry.problem) == ("excused", "Windows only", "")
 
 
-def test_excuse_needs_a_reason_and_marks_must_be_known(tmp_path):
-    p = page(tmp_path, "<!--pytest.mark.skip-->\n'''python\nx = 1\n'''\n")
+def test_excuse_needs_a_reason_and_marks_must_be_known(write_page, tmp_path):
+    p = write_page("<!--pytest.mark.skip-->\n'''python\nx = 1\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:2: an excused block needs a reason"):
         pages.page_blocks(p)
-    p = page(tmp_path, "<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n")
+    p = write_page("<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:2: unknown mark .*pytest.mark.cuda"):
         pages.page_blocks(p)
 
 
-def test_a_missing_snippet_names_the_page_line(tmp_path):
-    p = page(tmp_path, "# T\n\n'''python\n--8<-- \"snippets/nope/missing.py\"\n'''\n")
+def test_a_missing_snippet_names_the_page_line(write_page, tmp_path):
+    p = write_page("# T\n\n'''python\n--8<-- \"snippets/nope/missing.py\"\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:4: .*missing\.py"):
         pages.page_blocks(p)
 
 
-def test_a_page_without_its_twin_is_named(tmp_path):
-    page(tmp_path, "# A { #a }\n", "zh/guide/a.md")
-    page(tmp_path, "# A { #a }\n", "en/guide/a.md")
-    page(tmp_path, "# 只有中文 { #only }\n", "zh/guide/only.md")
+def test_a_page_without_its_twin_is_named(write_page, tmp_path):
+    write_page("# A { #a }\n", "zh/guide/a.md")
+    write_page("# A { #a }\n", "en/guide/a.md")
+    write_page("# 只有中文 { #only }\n", "zh/guide/only.md")
     pairs, missing = twins(tmp_path)
     assert len(pairs) == 1
     assert missing == [
@@ -77,16 +67,16 @@ def test_a_page_without_its_twin_is_named(tmp_path):
     ]
 
 
-def test_twins_with_different_code_or_anchors_are_reported(tmp_path):
-    zh = page(tmp_path, "# 标题 { #title }\n\n'''python\nx = 1\n'''\n", "zh/p.md")
-    en = page(tmp_path, "# Title { #heading }\n\n'''python\nx = 2\n'''\n", "en/p.md")
+def test_twins_with_different_code_or_anchors_are_reported(write_page, tmp_path):
+    zh = write_page("# 标题 { #title }\n\n'''python\nx = 1\n'''\n", "zh/p.md")
+    en = write_page("# Title { #heading }\n\n'''python\nx = 2\n'''\n", "en/p.md")
     problems = "\n".join(parity_problems(zh, en))
     assert f"{zh}:3 differs from {en}:3" in problems
     assert "#title" in problems and "{ #english-anchor }" in problems
 
 
-def test_a_wrong_expected_output_fails_with_both_outputs(tmp_path):
-    p = page(tmp_path, """\
+def test_a_wrong_expected_output_fails_with_both_outputs(write_page, tmp_path):
+    p = write_page("""\
         # T
 
         '''python
@@ -106,17 +96,17 @@ def test_a_wrong_expected_output_fails_with_both_outputs(tmp_path):
     assert "-expected" in message and "+actual" in message and "--update-outputs" in message
 
 
-def test_update_outputs_rewrites_the_fence(tmp_path):
-    p = page(tmp_path, "'''python\nprint(6 * 7)\n'''\n\n<!--pytest-codeblocks:expected-output-->\n'''text\n0\n'''\n")
+def test_update_outputs_rewrites_the_fence(write_page, tmp_path):
+    p = write_page("'''python\nprint(6 * 7)\n'''\n\n<!--pytest-codeblocks:expected-output-->\n'''text\n0\n'''\n")
     (block,) = pages.page_blocks(p)
     running.write_output(block, running.run_python(block))
     (block,) = pages.page_blocks(p)
     assert block.expected_output == "42\n"
 
 
-def test_update_outputs_handles_several_fences_on_a_page(tmp_path):
+def test_update_outputs_handles_several_fences_on_a_page(write_page, tmp_path):
     """Outputs that change length do not shift the fences below them."""
-    p = page(tmp_path, """\
+    p = write_page("""\
         '''python
         print("a\\nb\\nc")
         '''
@@ -140,8 +130,8 @@ def test_update_outputs_handles_several_fences_on_a_page(tmp_path):
     assert [b.expected_output for b in pages.page_blocks(p)] == ["a\nb\nc\n", "1\n"]
 
 
-def test_tracebacks_point_at_page_lines(tmp_path):
-    p = page(tmp_path, "# T\n\n'''python\nx = 1\ny = x / 0\n'''\n")
+def test_tracebacks_point_at_page_lines(write_page, tmp_path):
+    p = write_page("# T\n\n'''python\nx = 1\ny = x / 0\n'''\n")
     (block,) = pages.page_blocks(p)
     with pytest.raises(running.BlockFailure) as failure:
         running.run_python(block)
@@ -149,16 +139,16 @@ def test_tracebacks_point_at_page_lines(tmp_path):
     assert "ZeroDivisionError" in str(failure.value)
 
 
-def test_continued_blocks_keep_their_page_lines(tmp_path):
-    p = page(tmp_path, "'''python\nx = 1\n'''\n\ntext\n\n<!--pytest-codeblocks:cont-->\n'''python\nassert x == 2\n'''\n")
+def test_continued_blocks_keep_their_page_lines(write_page, tmp_path):
+    p = write_page("'''python\nx = 1\n'''\n\ntext\n\n<!--pytest-codeblocks:cont-->\n'''python\nassert x == 2\n'''\n")
     (block,) = pages.page_blocks(p)
     assert block.line_map == [(str(p), 2), (str(p), 9)]
     with pytest.raises(running.BlockFailure, match=rf"{p}:9  assert x == 2"):
         running.run_python(block)
 
 
-def test_blocks_run_as_main_with_global_state_reset(tmp_path):
-    p = page(tmp_path, """\
+def test_blocks_run_as_main_with_global_state_reset(write_page, tmp_path):
+    p = write_page("""\
         '''python
         import torch
         assert __name__ == "__main__"
@@ -178,23 +168,23 @@ def test_blocks_run_as_main_with_global_state_reset(tmp_path):
         running.run_python(block)
 
 
-def test_deprecation_warnings_fail_a_block(tmp_path):
-    p = page(tmp_path, "'''python\nimport warnings\nwarnings.warn('old', DeprecationWarning)\n'''\n")
+def test_deprecation_warnings_fail_a_block(write_page, tmp_path):
+    p = write_page("'''python\nimport warnings\nwarnings.warn('old', DeprecationWarning)\n'''\n")
     (block,) = pages.page_blocks(p)
     with pytest.raises(running.BlockFailure, match="DeprecationWarning: old"):
         running.run_python(block)
 
 
-def test_a_deprecation_announced_as_a_user_warning_fails_a_block(tmp_path):
+def test_a_deprecation_announced_as_a_user_warning_fails_a_block(write_page, tmp_path):
     """torch says some deprecations with a plain UserWarning: the message counts."""
-    p = page(tmp_path, "'''python\nimport warnings\nwarnings.warn('f() is Deprecated, use g()')\n'''\n")
+    p = write_page("'''python\nimport warnings\nwarnings.warn('f() is Deprecated, use g()')\n'''\n")
     (block,) = pages.page_blocks(p)
     with pytest.raises(running.BlockFailure, match=r"UserWarning: f\(\) is Deprecated"):
         running.run_python(block)
 
 
-def test_cuda_blocks_are_api_checked(tmp_path):
-    p = page(tmp_path, """\
+def test_cuda_blocks_are_api_checked(write_page, tmp_path):
+    p = write_page("""\
         <!--pytest.mark.cuda-->
         '''python
         import torch
@@ -214,8 +204,8 @@ def test_cuda_blocks_are_api_checked(tmp_path):
     ]
 
 
-def test_bash_blocks_fail_on_the_first_error(tmp_path):
-    p = page(tmp_path, "'''bash\nfalse\necho never\n'''\n")
+def test_bash_blocks_fail_on_the_first_error(write_page, tmp_path):
+    p = write_page("'''bash\nfalse\necho never\n'''\n")
     (block,) = pages.page_blocks(p)
     with pytest.raises(running.BlockFailure, match=rf"{p}:1: bash block exited with status 1"):
         running.run_bash(block)
@@ -240,9 +230,9 @@ TWIN_PAGE = """\
     """
 
 
-def test_identical_twins_run_once_and_different_ones_both_run(tmp_path):
-    zh = page(tmp_path, TWIN_PAGE.format(title="标题", output="42"), "docs/zh/p.md")
-    en = page(tmp_path, TWIN_PAGE.format(title="Title", output="42"), "docs/en/p.md")
+def test_identical_twins_run_once_and_different_ones_both_run(write_page, tmp_path):
+    zh = write_page(TWIN_PAGE.format(title="标题", output="42"), "docs/zh/p.md")
+    en = write_page(TWIN_PAGE.format(title="Title", output="42"), "docs/en/p.md")
     blocks = {"docs/zh/p.md": pages.page_blocks(zh), "docs/en/p.md": pages.page_blocks(en)}
     pairs = plugin.identical_twins(blocks)
     assert [(a.page, a.line, b.page, b.line) for a, b in pairs] == [(zh, 3, en, 3), (zh, 13, en, 13)]
@@ -306,9 +296,9 @@ def test_broken_anchor_in_built_html_is_named(tmp_path):
     assert external == ["b/index.html:2: <script> loads https://cdn.example/x.js"]
 
 
-def test_broken_anchor_fails_the_strict_build(tmp_path):
-    page(tmp_path, "# A\n\n[to b](b.md#nope)\n", "docs/index.md")
-    page(tmp_path, "# B\n", "docs/b.md")
+def test_broken_anchor_fails_the_strict_build(write_page, tmp_path):
+    write_page("# A\n\n[to b](b.md#nope)\n", "docs/index.md")
+    write_page("# B\n", "docs/b.md")
     (tmp_path / "mkdocs.yml").write_text(
         "site_name: t\nstrict: true\ntheme: {name: material, font: false}\n"
         "plugins: []\nvalidation: {anchors: warn}\n"
@@ -328,10 +318,10 @@ def test_require_cuda_without_cuda_fails_fast():
     assert "REQUIRE_CUDA=1 but torch.cuda.is_available() is False" in done.stdout + done.stderr
 
 
-def test_parity_fix_copies_code_and_outputs_and_leaves_the_prose(tmp_path):
+def test_parity_fix_copies_code_and_outputs_and_leaves_the_prose(write_page, tmp_path):
     from devguide import parity
 
-    zh = page(tmp_path, """\
+    zh = write_page("""\
         # 标题 { #t }
 
         中文说明。
@@ -346,7 +336,7 @@ def test_parity_fix_copies_code_and_outputs_and_leaves_the_prose(tmp_path):
         2
         '''
         """, name="zh/p.md")
-    en = page(tmp_path, """\
+    en = write_page("""\
         # Title { #t }
 
         English prose.
@@ -368,8 +358,8 @@ def test_parity_fix_copies_code_and_outputs_and_leaves_the_prose(tmp_path):
     assert parity.fix(zh, en) == []  # nothing left to copy
 
 
-def test_an_error_demonstration_that_cannot_fail_is_refused(tmp_path):
-    p = page(tmp_path, """\
+def test_an_error_demonstration_that_cannot_fail_is_refused(write_page, tmp_path):
+    p = write_page("""\
         '''python
         try:
             int("x")
