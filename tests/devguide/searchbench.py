@@ -34,7 +34,7 @@ HOOK = """
 (() => {
   const Native = window.Worker;
   if (!Native || Native.__devguide) return;
-  const state = window.__devguideSearch = { ready: false, answered: [], latency: {}, firstTouch: null, firstResult: null };
+  const state = window.__devguideSearch = { ready: false, answered: [], results: [], latency: {}, firstTouch: null, firstResult: null };
   let typed = { value: null, at: 0 };
   document.addEventListener("keyup", ev => {
     if (ev.target && ev.target.matches && ev.target.matches("input.md-search__input")) typed = { value: ev.target.value, at: performance.now() };
@@ -52,11 +52,13 @@ HOOK = """
     };
     worker.addEventListener("message", ev => {
       const data = ev.data || {};
-      if (data.type === 1) { state.ready = true; state.readyAt = performance.now(); state.buildMs = data.ms; }
+      if (data.type === 1) { state.ready = true; state.readyAt = performance.now(); state.buildMs = data.ms; state.complete = data.complete !== false; }
+      if (data.type === 102) { state.complete = true; state.restFailed = data.failed || null; state.restBuildMs = data.ms; }
       if (data.type !== 3) return;
       // the site's worker names the query it answers; Material's lunr worker does not
       const query = "query" in data ? data.query : typed.value;
       const msgAt = performance.now();
+      state.results.push({ query: query, items: data.data.items.length, complete: data.complete !== false });
       setTimeout(() => {
         const now = performance.now();
         if (typed.value === query) state.latency[query] = now - typed.at;
@@ -181,7 +183,11 @@ def open_search(context, server: str, lang: str):
     page.add_init_script(HOOK)
     page.goto(root_url(server, lang))
     page.locator("input.md-search__input").click()
+    # the whole index: its first part (ready) and the rest the worker fetches after it (complete)
     page.wait_for_function("() => window.__devguideSearch && window.__devguideSearch.ready", timeout=20_000)
+    page.wait_for_function("() => window.__devguideSearch.complete", timeout=20_000)
+    failed = page.evaluate("() => window.__devguideSearch.restFailed")
+    assert not failed, f"the search worker could not load the rest of the {lang} index: {failed}"
     return page
 
 
@@ -260,14 +266,15 @@ COLD = """
 """
 
 
-def cold(browser, server: str, lang: str, query: str) -> tuple[float, int, int]:
+def cold(browser, server: str, lang: str, query: str) -> tuple[float, int, int, int]:
     """A fresh browser context (empty cache) loads the page; then the reader
     goes for the search box and the query is there at once (in-page, so that no
     time of the test driver is counted). Returns (ms from that moment to the
     first result on screen: index download, its parsing, the worker's index
     build, the search and Material's rendering; gzip bytes the search needed:
-    its worker, its index and anything asked for after that moment; gzip bytes
-    of the page load before it)."""
+    its worker, the first part of its index and anything else asked for after
+    that moment; gzip bytes of the page load before it; gzip bytes of the rest
+    of the index, which the worker asks for only after its first answer)."""
     context = browser.new_context()
     page = context.new_page()
     page.add_init_script(HOOK)
@@ -279,18 +286,21 @@ def cold(browser, server: str, lang: str, query: str) -> tuple[float, int, int]:
     page.evaluate(COLD, query)
     page.wait_for_function("() => window.__devguideSearch.firstResult !== null", timeout=20_000)
     ms = page.evaluate("() => window.__devguideSearch.firstResult - window.__devguideSearch.coldStart")
-    search_bytes = page_bytes = 0
+    page.wait_for_function("() => window.__devguideSearch.complete", timeout=20_000)
+    search_bytes = page_bytes = rest_bytes = 0
     for url, after, response in bodies:
         try:
             size = len(gzip.compress(response.body())) if response.ok else 0
         except Exception:  # noqa: BLE001 - a response without a body (redirect)
             size = 0
-        if after or "search-worker" in url:
+        if url.endswith("/search_rest.json"):
+            rest_bytes += size
+        elif after or "search-worker" in url:
             search_bytes += size
         else:
             page_bytes += size
     context.close()
-    return ms, search_bytes, page_bytes
+    return ms, search_bytes, page_bytes, rest_bytes
 
 
 # answered by any search (Material's lunr too, for comparisons): the first result has to come
@@ -315,6 +325,7 @@ def speed(browser, server: str, lang: str, rounds: int = 5) -> dict[str, float]:
         "cold_median_ms": statistics.median(c[0] for c in colds),
         "search_kb_gzip": colds[0][1] / 1e3,
         "page_kb_gzip": colds[0][2] / 1e3,
+        "rest_kb_gzip": colds[0][3] / 1e3,
     }
 
 
@@ -349,8 +360,9 @@ def main(site_dir: Path | None = None) -> int:
     print("\n".join(table(ran)))
     for lang, n in numbers.items():
         print(f"  {lang}: warm {n['warm_median_ms']:.0f} ms median (max {n['warm_max_ms']:.0f}) budget 50 ms; "
-              f"cold {n['cold_median_ms']:.0f} ms budget 300 ms; search bytes {n['search_kb_gzip']:.0f} kB gzip "
-              f"budget 150 kB (the page itself: {n['page_kb_gzip']:.0f} kB gzip)")
+              f"cold {n['cold_median_ms']:.0f} ms budget 300 ms; search bytes before the first result "
+              f"{n['search_kb_gzip']:.0f} kB gzip budget 150 kB (the rest of the index, after it: "
+              f"{n['rest_kb_gzip']:.0f} kB; the page itself: {n['page_kb_gzip']:.0f} kB gzip)")
     for lang, n in numbers.items():
         if "in_index_cut" in n:
             print(f"  {lang}: Chinese characters of the queries that fall in words the index has: "

@@ -8,6 +8,7 @@ answered exactly that query (devguide.searchbench). The typed test goes
 through the keyboard, as a reader does.
 """
 
+import gzip
 from urllib.parse import urlsplit
 
 import pytest
@@ -122,3 +123,36 @@ def test_typed_queries_show_results(search_page, server, lang, record_property):
         top = [h.split("#")[0].split("?")[0].removeprefix(root) for h in links[:3]]
         assert set(expected.pages) & set(top), f"{lang} typed {query!r}: top three {top}, expected one of {expected.pages}"
         assert ms < 2000, f"{lang} typed {query!r}: {ms:.0f} ms from the last key to the results"
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_the_first_answer_needs_only_the_first_part_of_the_index(browser, server, built_site, lang):
+    """Bytes before the first result ≤ 150 kB gzip (issue #15): the worker and the
+    first part of the index answer the first query while the rest of the index is
+    held back; the worker asks for the rest only after that answer, then answers
+    the same query again from the whole index."""
+    root = built_site / config.url_prefix(lang) / "search"
+    first = sum(len(gzip.compress(path.read_bytes())) for path in
+                (root / "search_index.json", built_site / "assets" / "javascripts" / "search-worker.js"))
+    assert first <= 150_000, f"{lang}: worker and first part of the index are {first / 1e3:.0f} kB gzip (budget 150 kB)"
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(searchbench.HOOK)
+    held = []
+    page.route("**/search_rest.json", lambda route: held.append(route))
+    page.goto(searchbench.root_url(server, lang), wait_until="networkidle")
+    query = searchbench.COLD_QUERIES[lang][0]
+    page.evaluate(searchbench.COLD, query)
+    page.wait_for_function("() => window.__devguideSearch.firstResult !== null", timeout=20_000)
+    page.wait_for_timeout(100)  # the worker's request for the rest, if it makes one now
+    state = page.evaluate("() => window.__devguideSearch")
+    assert not state["complete"] and state["results"][0] == {"query": query, "items": state["results"][0]["items"], "complete": False}
+    assert len(held) == 1, f"{lang}: the worker asked for the rest of the index {len(held)} times after its first answer"
+    held[0].continue_()
+    page.wait_for_function("() => window.__devguideSearch.complete", timeout=20_000)
+    page.wait_for_function("q => window.__devguideSearch.results.some(r => r.query === q && r.complete)", arg=query)
+    again = [r for r in page.evaluate("() => window.__devguideSearch.results") if r["complete"]]
+    assert again[-1]["query"] == query and again[-1]["items"] > 0, again
+    assert page.evaluate("() => window.__devguideSearch.restFailed") is None
+    assert page.locator(".md-search-result__item").count() > 0
+    context.close()

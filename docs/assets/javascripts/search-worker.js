@@ -30,6 +30,7 @@
 
   var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
   var EXPLAIN = 100, EXPLAINED = 101;  // not Material's: how a query is read (make bench)
+  var COMPLETE = 102;  // not Material's: the rest of the index is in (see loadRest)
 
   // ------------------------------------------------------------------ words
 
@@ -806,19 +807,65 @@
 
   // ------------------------------------------------------------------ messages
 
+  // The index comes in two parts (hooks/search_per_language.py): Material's
+  // request brings every section's title, code names and the first ≈500
+  // characters of its text, enough for a first answer; the rest of the text
+  // (config.rest, relative to the site root) is fetched once that answer is
+  // out (or a second after the index, if the reader has not typed yet). Then
+  // the index is built again and the reader's last query answered again:
+  // Material shows whichever answer came last. The offline build has no rest.
+  var rest = { url: null, state: "none", timer: null, lastQuery: null, synonyms: null };
+
+  function loadRest() {
+    if (rest.state !== "pending") return;
+    rest.state = "loading";
+    clearTimeout(rest.timer);
+    fetch(new URL(rest.url, new URL("../../", self.location.href)).href)
+      .then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.json();
+      })
+      .then(function (more) {
+        if (!more || !Array.isArray(more.text) || more.text.length !== docs.length) {
+          throw new Error("the rest of the index does not match its first part");
+        }
+        var started = Date.now();
+        build(docs.map(function (doc, i) {
+          var entry = {};
+          for (var key in doc) if (key !== "page") entry[key] = doc[key];
+          if (more.text[i]) entry.text = doc.text + " " + more.text[i];
+          return entry;
+        }));
+        setSynonyms(rest.synonyms);
+        rest.state = "complete";
+        postMessage({ type: COMPLETE, ms: Date.now() - started });
+        if (rest.lastQuery !== null) postMessage(handle({ type: QUERY, data: rest.lastQuery }));
+      })
+      .catch(function (err) {  // the first part still answers
+        rest.state = "failed";
+        console.warn("search: the rest of the index could not be loaded", err);
+        postMessage({ type: COMPLETE, failed: String(err) });
+      });
+  }
+
   function handle(message) {
     switch (message.type) {
       case SETUP:
         var started = Date.now();
         if (!segmenter) warmUp();
+        var settings = message.data.config || {};
         build(message.data.docs);
-        setSynonyms(message.data.config && message.data.config.synonyms);
-        return { type: READY, ms: Date.now() - started };
+        setSynonyms(settings.synonyms);
+        rest = { url: settings.rest || null, state: settings.rest ? "pending" : "complete",
+                 timer: null, lastQuery: null, synonyms: settings.synonyms };
+        if (rest.url) rest.timer = setTimeout(loadRest, 1000);
+        return { type: READY, ms: Date.now() - started, complete: !rest.url };
       case QUERY:
+        rest.lastQuery = String(message.data || "");
         try {
           var t0 = Date.now();
           var data = search(String(message.data || ""));
-          return { type: RESULT, data: data, query: message.data, ms: Date.now() - t0 };
+          return { type: RESULT, data: data, query: message.data, ms: Date.now() - t0, complete: rest.state !== "pending" && rest.state !== "loading" };
         } catch (err) {
           console.warn("search failed for " + JSON.stringify(message.data), err);
           return { type: RESULT, data: { items: [] }, query: message.data };
@@ -856,6 +903,7 @@
 
   self.addEventListener("message", function (ev) {
     postMessage(handle(ev.data));
+    if (ev.data && ev.data.type === QUERY && rest.state === "pending") setTimeout(loadRest, 0);
   });
   setTimeout(warmUp, 0);
 })();

@@ -12,6 +12,11 @@ selector and result links work as usual.
 The offline build (``make offline``) reads ``search/search_index.js`` from a
 ``<script>``: that file holds every language's index and picks the page's.
 
+Served (not offline), each language's index is in two parts: ``search_index.json``
+with every section's title, code names and first ≈500 characters, and
+``search_rest.json`` with the rest of the texts, which the worker fetches after
+its first answer (``split_index``).
+
 Each language's index is also made smaller and fit for the site's own search
 worker (``docs/assets/javascripts/search-worker.js``, which replaces Material's
 lunr worker; see ``slim``): code blocks leave the text that results show, and
@@ -95,6 +100,46 @@ def slim(docs: list[dict]) -> list[dict]:
     return out
 
 
+# The first part of the index (what Material fetches) holds each section's first
+# HEAD_CHARS characters of text, in whole top-level elements; the worker fetches
+# the rest once it has answered the first query (issue: ≤ 150 kB gzip before the
+# first result; the whole zh index is ≈155 kB gzip, its first part ≈105 kB).
+HEAD_CHARS = 500
+ELEMENT = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*?(/?)>")
+VOID = {"br", "hr", "img", "input", "wbr"}
+
+
+def split_text(text: str, limit: int = HEAD_CHARS) -> tuple[str, str]:
+    """``text`` (a section's HTML) in two at a top-level element boundary: the
+    whole elements that fit in ``limit`` characters (at least one) and the rest.
+    ``head + " " + rest`` is the text again (whitespace between them collapsed)."""
+    depth, cut = 0, None
+    for m in ELEMENT.finditer(text):
+        closing, name, selfclosing = m.group(1), m.group(2).lower(), m.group(3)
+        if name in VOID or selfclosing:
+            continue
+        depth += -1 if closing else 1
+        if depth == 0 and closing:
+            if m.end() > limit and cut is not None:
+                break
+            cut = m.end()
+            if m.end() > limit:
+                break
+    if cut is None or not text[cut:].strip():
+        return text, ""
+    return text[:cut].rstrip(), text[cut:].lstrip()
+
+
+def split_index(docs: list[dict]) -> tuple[list[dict], list[str]]:
+    """The first part of each entry (its text cut by split_text) and the rest of the texts, in order."""
+    heads, rests = [], []
+    for doc in docs:
+        head, more = split_text(doc["text"])
+        heads.append(dict(doc, text=head))
+        rests.append(more)
+    return heads, rests
+
+
 def glossary_synonyms(docs_dir: Path) -> dict[str, list[str]]:
     """Readers on the Chinese site type English names for the site's Chinese terms
     ("optimizer" for 优化器) and the glossary's aliases (固定内存 for 锁页内存): each
@@ -162,16 +207,24 @@ def on_post_build(config) -> None:
         first = doc["location"].split("/", 1)[0]
         by_lang[first if first in others else i18n.default_language].append(doc)
     scripts = {}
+    offline = root.with_suffix(".js").exists()  # offline build: file:// pages, the whole index in one script
     for lang, docs in by_lang.items():
         path = root if lang == i18n.default_language else site / lang / "search" / "search_index.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         settings = dict(index["config"])
         if lang == "zh":
             settings["synonyms"] = glossary_synonyms(Path(config.docs_dir))
-        data = json.dumps(dict(index, config=settings, docs=slim(docs)), ensure_ascii=False, separators=(",", ":"))
-        path.write_text(data, encoding="utf-8")
+        docs = slim(docs)
+        data = json.dumps(dict(index, config=settings, docs=docs), ensure_ascii=False, separators=(",", ":"))
         scripts[lang] = data
-    if root.with_suffix(".js").exists():  # offline build: one script, the page's language
+        if not offline:  # served: the first part for Material's request, the rest for the worker
+            heads, rests = split_index(docs)
+            rest = path.with_name("search_rest.json")
+            settings["rest"] = rest.relative_to(site).as_posix()
+            rest.write_text(json.dumps({"text": rests}, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+            data = json.dumps(dict(index, config=settings, docs=heads), ensure_ascii=False, separators=(",", ":"))
+        path.write_text(data, encoding="utf-8")
+    if offline:
         choices = ",".join(f'"{lang}":{data}' for lang, data in scripts.items())
         root.with_suffix(".js").write_text(  # every index once (not once per branch); lang="zh-Hans" → zh
             f"var __index = (function (all) {{ return all[document.documentElement.lang.split('-')[0]]"
