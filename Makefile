@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup browser axe serve build offline test test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean
+.PHONY: setup browser axe serve build offline test test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
 
 setup: $(STAMP)
 
@@ -31,6 +31,19 @@ SHIM := build/vendor/iframe-worker/shim/index.js
 $(SHIM):
 	mkdir -p build/vendor && cd build/vendor && npm pack --silent iframe-worker@1.0.4 >/dev/null
 	mkdir -p build/vendor/iframe-worker && tar -xzf build/vendor/iframe-worker-1.0.4.tgz -C build/vendor/iframe-worker --strip-components=1
+
+# The release job's deploy (.ci/deploy: mike, /<pinned>/ and /<newest>/ = latest)
+# rehearsed in a throw-away clone of HEAD with this checkout's censuses and offline
+# copy: gh-pages is committed there, never here, and nothing is pushed.
+REHEARSAL := build/deploy-rehearsal
+deploy-rehearsal: setup offline
+	$(PY) -m pip install --quiet --disable-pip-version-check -c tests/requirements/lock.txt -e ".[deploy]"
+	rm -rf $(REHEARSAL) && git clone --quiet . $(REHEARSAL)
+	mkdir -p $(REHEARSAL)/build/artifacts && cp build/validation*.json $(REHEARSAL)/build/
+	cp build/artifacts/pytorch-device-guide-offline.zip $(REHEARSAL)/build/artifacts/
+	ln -s $(CURDIR)/$(VENV) $(REHEARSAL)/$(VENV)
+	cd $(REHEARSAL) && git config user.name rehearsal && git config user.email rehearsal@localhost && DEVGUIDE_ROOT=$(CURDIR)/$(REHEARSAL) bash .ci/deploy
+	git -C $(REHEARSAL) show gh-pages:versions.json
 
 offline: setup $(SHIM)
 	OFFLINE=true IFRAME_WORKER_SHIM=$(SHIM) $(PY) -m mkdocs build --strict -d build/offline
