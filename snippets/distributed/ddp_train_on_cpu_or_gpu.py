@@ -12,6 +12,10 @@ import sys
 
 import torch
 import torch.distributed as dist
+
+# Before init_process_group: imported later (the first DDP(...) does it), its functions'
+# default argument group=group.WORLD keeps the group alive after destroy_process_group()
+import torch.distributed.nn  # noqa: F401
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
