@@ -45,6 +45,15 @@ functions = [
 world = dist.group.WORLD
 pinned = sum(any(d is world for d in f.__defaults__ or ()) for f in functions)
 print("functions whose default argument is this group:", pinned)
-del world
+del world  # this script's own reference
 dist.destroy_process_group()
 print("gloo threads after destroy_process_group():", gloo_threads())
+# Drop those references (never do this in a script: import torch.distributed.nn
+# first): the group is freed now, and its threads stop before the interpreter's
+# shutdown, where a thread still releasing a tensor would abort the process.
+for f in functions:
+    if f.__defaults__:
+        f.__defaults__ = tuple(
+            None if isinstance(d, dist.ProcessGroup) else d for d in f.__defaults__
+        )
+print("gloo threads once nothing refers to the group:", gloo_threads())

@@ -117,6 +117,12 @@ def main() -> int:
     print("slowest blocks:")
     for f in slowest:
         print(f"  {f['seconds']:6.2f} s  {f['page']}:{f['line']}")
+    print(f"blocks' CPU time                {sum(f.get('cpu_seconds', 0) for f in ran):6.1f} s   "
+          "(the block's process and the children it waited for)")
+    waiting = sorted(ran, key=lambda f: f.get("seconds", 0) - f.get("cpu_seconds", f.get("seconds", 0)), reverse=True)[:5]
+    print("blocks that wait most (wall minus CPU time):")
+    for f in waiting:
+        print(f"  {f['seconds'] - f.get('cpu_seconds', f['seconds']):6.2f} s of {f['seconds']:.2f} s  {f['page']}:{f['line']}")
     print(f"site size                       {size(site) / 1e6:6.1f} MB ({sum(1 for _ in site.rglob('*.html'))} HTML pages)")
     en_index = site / "en" / "search" / "search_index.json"
     print(f"search index                    {index.stat().st_size / 1e3:6.0f} kB (zh), {en_index.stat().st_size / 1e3:.0f} kB (en)")

@@ -47,6 +47,7 @@ from devguide.parity import twin_problems
 
 UPDATED_OUTPUT = "docs_updated_output"  # user property: the output --update-outputs writes
 TWIN = "docs_twin"  # user property: (page, line) of an identical block that this run stands for
+CPU_SECONDS = "docs_cpu_seconds"  # user property: CPU time of the block's process and its children
 STATE = pytest.StashKey["RunState"]()
 SITE_TEST_PREFIX = "tests/site/test_site.py"  # a passing one means this run built the site (and its notebooks)
 
@@ -95,6 +96,9 @@ class RunState:
                         self.pending_outputs[where] = value
         entry = self.results.setdefault(key, {"status": "passed", "seconds": 0.0})
         entry["seconds"] = round(entry["seconds"] + report.duration, 3)
+        for name, value in report.user_properties:
+            if name == CPU_SECONDS:
+                entry["cpu_seconds"] = round(entry.get("cpu_seconds", 0.0) + value, 3)
         if report.failed:
             entry["status"] = "failed"
         elif report.skipped:
@@ -105,6 +109,7 @@ class RunState:
         for twin in twins:
             self.collected.add(twin)
             self.results[twin] = dict(entry, seconds=0.0, ran_with=f"{key[0]}:{key[1]}")
+            self.results[twin].pop("cpu_seconds", None)
 
     def complete_run(self) -> bool:
         """Did this run collect every runnable block of every page?"""
@@ -316,7 +321,10 @@ class DocsBlock(pytest.Item):
         if guard:
             guard.before()
         try:
-            output = running.run_block(block)
+            stats = {}
+            output = running.run_block(block, stats=stats)
+            if stats.get("cpu_seconds") is not None:
+                self.user_properties.append((CPU_SECONDS, stats["cpu_seconds"]))
         finally:
             changed = guard.after() if guard else []
         if changed:

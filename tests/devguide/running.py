@@ -101,11 +101,14 @@ def block_timeout(block: Block) -> float:
     return runner.DEFAULT_TIMEOUT
 
 
-def run_block(block: Block, zygote: runner.Zygote | None = None) -> str:
+def run_block(block: Block, zygote: runner.Zygote | None = None, stats: dict | None = None) -> str:
     """Run a python or bash block in a process of its own (devguide.runner);
-    return what it printed, or raise BlockFailure with page lines."""
+    return what it printed, or raise BlockFailure with page lines. ``stats``, if
+    given, receives the run's ``seconds`` and ``cpu_seconds`` (the block's process
+    and the children it waited for: a block whose CPU time is far below its wall
+    time is waiting, not working; ``make bench`` lists them)."""
     zygote = zygote or runner.default_zygote()
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", **runner.thread_share())
     if block.language == "bash":
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
@@ -134,6 +137,8 @@ def run_block(block: Block, zygote: runner.Zygote | None = None) -> str:
         if block.language == "python":
             compiled(block)  # a syntax error is reported here, at its page line
         reply = zygote.run(job)
+        if stats is not None:
+            stats.update(seconds=reply.get("seconds"), cpu_seconds=reply.get("cpu_seconds"))
         raw = Path(job["stdout"]).read_bytes() if Path(job["stdout"]).exists() else b""
         err = Path(job["stderr"]).read_bytes().decode("utf-8", "backslashreplace") if Path(job["stderr"]).exists() else ""
         result = Path(job["result"])
