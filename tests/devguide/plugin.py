@@ -112,8 +112,11 @@ class RunState:
             self.results[twin].pop("cpu_seconds", None)
 
     def complete_run(self) -> bool:
-        """Did this run collect every runnable block of every page?"""
-        return bool(self.collected) and census.runnable_keys() <= self.collected
+        """Did this run collect every runnable block of every page, and run them?
+        (``--collect-only`` collects every block and runs none: its census would
+        overwrite the last run's results with nothing.)"""
+        runnable = census.runnable_keys()
+        return bool(self.collected) and runnable <= self.collected and bool(runnable & self.results.keys())
 
     def write_pending_outputs(self, reporter) -> None:
         """--update-outputs: rewrite each page from the bottom up, so that a longer or

@@ -145,3 +145,15 @@ def test_the_census_names_the_versions_each_block_passed_on(tmp_path, monkeypatc
     assert lines[1].startswith("torch 2.15.0 (2.15.0+cu132, ") and " 1 failed" in lines[1]
     assert f"  {first['page']}:{first['line']}  2.13.0 passed; 2.15.0 failed" in lines
     report._recorded.cache_clear()
+
+
+def test_a_collect_only_run_writes_no_census():
+    """`pytest --collect-only` collects every block and runs none: it must not
+    replace the last run's census (and the committed summary) with empty results."""
+    from devguide.plugin import RunState
+
+    state = RunState(collected=set(census.runnable_keys()))
+    assert not state.complete_run()
+    some = next(iter(census.runnable_keys()))
+    state.results[some] = {"status": "passed", "seconds": 0.1}
+    assert state.complete_run()
