@@ -31,9 +31,12 @@ if parser.parse_args().import_first:
 
 os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
 dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+before = "torch._dynamo" in sys.modules
 model = DDP(nn.Linear(4, 1))  # the first DDP of a process imports torch._dynamo
 model(torch.randn(2, 4)).sum().backward()
 del model
+dynamo_now = "torch._dynamo" in sys.modules
+print("torch._dynamo imported by DDP(...):", not before and dynamo_now)
 print("gloo threads before destroy_process_group():", gloo_threads())
 # torch.distributed.nn.functional (imported by torch._dynamo) declares group=group.WORLD
 # as the default argument of its functions, evaluated when the module is imported

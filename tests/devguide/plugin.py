@@ -428,13 +428,10 @@ def longest_blocks_first(items) -> None:
     block handed out last leaves the other worker idle at the end). Every worker
     reads the same census, so every worker collects the same order; blocks the
     census does not know keep their place after the known ones; other items stay put."""
-    import json
-
-    try:
-        fences = json.loads(config.VALIDATION_JSON.read_text(encoding="utf-8"))["fences"]
-        took = {(f["page"], f["line"]): f.get("seconds", 0.0) for f in fences}
-    except (OSError, ValueError, KeyError, TypeError):
+    last = census.load(prune=False)
+    if last is None:
         return
+    took = {(f["page"], f["line"]): f.get("seconds", 0.0) for f in last["fences"]}
     blocks = [i for i in items if isinstance(i, DocsBlock)]
     order = sorted(blocks, key=lambda i: -took.get((rel(i.block.page), i.block.line), 0.0))
     slots = iter(order)

@@ -120,10 +120,9 @@ def split_text(text: str, limit: int = HEAD_CHARS) -> tuple[str, str]:
             continue
         depth += -1 if closing else 1
         if depth == 0 and closing:
-            if m.end() > limit and cut is not None:
-                break
-            cut = m.end()
-            if m.end() > limit:
+            if cut is None or m.end() <= limit:
+                cut = m.end()
+            if m.end() >= limit:
                 break
     if cut is None or not text[cut:].strip():
         return text, ""
