@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup browser axe serve build offline test test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
+.PHONY: setup browser axe serve build offline test test-all test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
 
 setup: $(STAMP)
 
@@ -67,9 +67,18 @@ $(AXE): tests/devguide/axe.py
 
 axe: $(AXE)
 
-# PYTEST_ARGS: extra pytest options, e.g. PYTEST_ARGS=-n0 (one process; the GPU workflow)
+# PYTEST_ARGS: extra pytest options, e.g. PYTEST_ARGS=-n0 (one process; the GPU workflow).
+# A block that passed in the last complete run (build/validation.json) and has not
+# changed since -- its code and expected output, torch and every installed package,
+# snippets/, the harness, the environment (devguide.census.reuse_key) -- is not run
+# again; the site, its checks and every other test always run. Where CI is set (the
+# workflows) and with `make test-all`, every block runs.
+REUSE ?= $(if $(CI),,--reuse-unchanged)
 test: setup browser $(AXE)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(REUSE) $(PYTEST_ARGS)
+
+test-all: REUSE :=
+test-all: test
 
 # Every page of both languages in Chromium with axe-core, light and dark: no
 # serious or critical violation (make test checks a sample). A few minutes.

@@ -21,6 +21,7 @@ concurrent runs wins whole.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -62,6 +63,69 @@ def signature(block: Block):
 
 def block_sha(block: Block) -> str:
     return hashlib.sha256(repr(signature(block)).encode("utf-8")).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- results that still hold
+
+# What a block can see besides its own code: the snippets copied beside it, the
+# harness that runs it (this package), the installed packages. A change to any of
+# them runs every block again.
+REUSE_INPUTS = ("snippets", "conftest.py", "pyproject.toml", "tests/requirements/lock.txt")
+# Environment variables that change what torch, the harness or a block does.
+REUSE_ENVIRONMENT = ("ATEN_", "ONEDNN_", "DNNL_", "OMP_", "MKL_", "KMP_", "GOMP_", "DOCS_", "CUDA_", "PYTORCH_",
+                     "TORCH", "NCCL_", "GLOO_", "REQUIRE_CUDA", "PYTHON", "LANG", "LC_", "TZ")
+
+
+@functools.lru_cache(maxsize=1)
+def environment_fingerprint() -> str:
+    """A hash of everything besides a block's own code that its result depends on:
+    torch (version and build), Python, NumPy and every installed distribution, the
+    CPU's capability and the devices present, the environment variables of
+    REUSE_ENVIRONMENT, the blocks' thread share and memory limit, the harness's own
+    files and the contents of REUSE_INPUTS."""
+    import importlib.metadata
+    import sys
+
+    import torch
+
+    from devguide import runner
+
+    digest = hashlib.sha256()
+
+    def add(*parts) -> None:
+        digest.update(repr(parts).encode("utf-8"))
+
+    add(torch.__version__, torch.version.git_version, torch.version.cuda, sys.version, platform.machine(),
+        torch.backends.cpu.get_cpu_capability(), cpu_model(), config.torch_mode(),
+        [config.device_available(kind) for kind in DEVICE_MARKS], runner.thread_share(), runner.memory_limit())
+    add(sorted((k, v) for k, v in os.environ.items() if k.startswith(REUSE_ENVIRONMENT)))
+    add(sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()))
+    for root in (Path(__file__).parent, *(config.REPO / name for name in REUSE_INPUTS)):
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        for path in files:
+            add(path.relative_to(root).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest())
+    return digest.hexdigest()
+
+
+def reuse_key(block: Block) -> str:
+    """Two runs of a block with the same key run the same code, with the same
+    expected output, in the same environment (``environment_fingerprint``)."""
+    return hashlib.sha256(f"{block_sha(block)} {environment_fingerprint()}".encode()).hexdigest()[:24]
+
+
+def reusable_results(path: Path) -> dict[str, dict]:
+    """The passed results of the census at ``path`` by reuse key: what ``make test``
+    need not run again (``--reuse-unchanged``). Each carries ``reused_from``: the
+    time and commit of the run that executed the block."""
+    data = load(path, prune=False)
+    if data is None:
+        return {}
+    run = f"{data['generated']} at {(data.get('commit') or 'no commit')[:12]}"
+    return {
+        f["reuse_key"]: dict(f, reused_from=f.get("reused_from", run))
+        for f in data["fences"]
+        if f.get("status") == "passed" and f.get("reuse_key")
+    }
 
 
 def output_name(page: str, line: int) -> str:

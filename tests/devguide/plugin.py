@@ -48,6 +48,8 @@ from devguide.parity import twin_problems
 UPDATED_OUTPUT = "docs_updated_output"  # user property: the output --update-outputs writes
 TWIN = "docs_twin"  # user property: (page, line) of an identical block that this run stands for
 CPU_SECONDS = "docs_cpu_seconds"  # user property: CPU time of the block's process and its children
+REUSED = "docs_reused"  # user property: the earlier passed result this run stands on (--reuse-unchanged)
+REUSE_KEY = "docs_reuse_key"  # user property: the block's census.reuse_key
 STATE = pytest.StashKey["RunState"]()
 SITE_TEST_PREFIX = "tests/site/test_site.py"  # a passing one means this run built the site (and its notebooks)
 
@@ -74,6 +76,7 @@ class RunState:
     pending_outputs: dict[tuple[str, int], str] = field(default_factory=dict)
     site_built: bool = False
     guard: runner.RepoGuard | None = None
+    reusable: dict[str, dict] | None = None  # --reuse-unchanged: census.reusable_results, loaded once
 
     # ---- hooks (registered as a plugin object, so they reach this state)
 
@@ -96,9 +99,13 @@ class RunState:
                         self.pending_outputs[where] = value
         entry = self.results.setdefault(key, {"status": "passed", "seconds": 0.0})
         entry["seconds"] = round(entry["seconds"] + report.duration, 3)
-        for name, value in report.user_properties:
-            if name == CPU_SECONDS:
+        for name, value in report.user_properties if report.when == "call" else ():
+            if name == CPU_SECONDS:  # the call's report only: teardown's carries the same list
                 entry["cpu_seconds"] = round(entry.get("cpu_seconds", 0.0) + value, 3)
+            elif name == REUSE_KEY:
+                entry["reuse_key"] = value
+            elif name == REUSED:
+                entry.update(value)
         if report.failed:
             entry["status"] = "failed"
         elif report.skipped:
@@ -109,7 +116,8 @@ class RunState:
         for twin in twins:
             self.collected.add(twin)
             self.results[twin] = dict(entry, seconds=0.0, ran_with=f"{key[0]}:{key[1]}")
-            self.results[twin].pop("cpu_seconds", None)
+            for name in ("cpu_seconds", "reuse_key"):
+                self.results[twin].pop(name, None)
 
     def complete_run(self) -> bool:
         """Did this run collect every runnable block of every page, and run them?
@@ -164,6 +172,14 @@ class RunState:
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
         if is_xdist_worker(config):
             return
+        reused = [r for r in self.results.values() if "reused_from" in r and "ran_with" not in r]
+        if reused:
+            ran = sum(1 for r in self.results.values() if r["status"] in ("passed", "failed") and "ran_with" not in r)
+            terminalreporter.write_line(
+                f"{len(reused)} of {ran} blocks were not run again: unchanged (code, expected output, torch, "
+                f"packages, snippets/, harness, environment) since they passed in an earlier run "
+                f"({config.getoption('census')}); `make test-all` (or pytest without --reuse-unchanged) runs every block"
+            )
         shared = sum(1 for r in self.results.values() if "ran_with" in r)
         if shared:
             terminalreporter.write_line(
@@ -198,6 +214,13 @@ def pytest_addoption(parser):
         default=str(config.VALIDATION_JSON),
         help="where a complete run writes the census with each block's result "
         "(default build/validation.json, which the site shows)",
+    )
+    group.addoption(
+        "--reuse-unchanged",
+        action="store_true",
+        help="do not run again a block that passed in the run recorded in the census (--census) "
+        "with the same code, expected output and environment (torch, packages, snippets/, "
+        "harness, environment variables: devguide.census.reuse_key); make test uses it",
     )
     group.addoption(
         "--each-language",
@@ -315,9 +338,13 @@ class DocsBlock(pytest.Item):
                 f"{config.torch_version()} (DOCS_TORCH={'any' if not config.named_torch() else config.named_torch()})",
                 _use_item_location=True,
             )
+        run = state(self.config)
+        key = census.reuse_key(block)
+        self.user_properties.append((REUSE_KEY, key))
+        if self._reuse(run, key):
+            return
         # Where the kernel has Landlock, a block cannot write into the repository at
         # all; elsewhere the guard notices and restores what it changed.
-        run = state(self.config)
         if not runner.landlock_abi() and run.guard is None:
             run.guard = runner.RepoGuard(REPO)
         guard = None if runner.landlock_abi() else run.guard
@@ -348,6 +375,29 @@ class DocsBlock(pytest.Item):
                 raise
             # written at the end of the run, bottom-up, by the controller
             self.user_properties.append((UPDATED_OUTPUT, output))
+
+    def _reuse(self, run: RunState, key: str) -> bool:
+        """--reuse-unchanged: stand on the census's passed result of this very block
+        (same reuse key) instead of running it; its printed output is kept where
+        this run would have written it."""
+        if not self.config.getoption("reuse_unchanged") or self.config.getoption("update_outputs"):
+            return False
+        if run.reusable is None:
+            run.reusable = census.reusable_results(Path(self.config.getoption("census")))
+        earlier = run.reusable.get(key)
+        if earlier is None:
+            return False
+        folder = config.outputs_dir()
+        kept = folder / census.output_name(earlier["page"], earlier["line"])
+        output = kept.read_text(encoding="utf-8") if kept.exists() else ""
+        for same in (self.block, *self.twins):
+            census.save_output(same, output)
+        self.user_properties.append((REUSED, {
+            "reused_from": earlier["reused_from"],
+            "seconds": earlier.get("seconds", 0.0),
+            **({"cpu_seconds": earlier["cpu_seconds"]} if "cpu_seconds" in earlier else {}),
+        }))
+        return True
 
     def _check_without_device(self, kind: str):
         """Where the device is missing: bash syntax, or compile and resolve torch names."""
@@ -418,6 +468,10 @@ def pytest_collection_modifyitems(session, config, items):
     if twins_run:
         config.hook.pytest_deselected(items=[i for i in items if i in twins_run])
         items[:] = [i for i in items if i not in twins_run]
+    # The offline copy is built in the background after the site: its tests go last,
+    # so that the others run while it builds instead of waiting for it.
+    items[:] = [i for i in items if not i.nodeid.startswith(OFFLINE_TESTS)] + [
+        i for i in items if i.nodeid.startswith(OFFLINE_TESTS)]
     if is_xdist_worker(config):  # the order the workers collect is the order of the work
         longest_blocks_first(items)
 
@@ -440,8 +494,14 @@ def longest_blocks_first(items) -> None:
 
 # --------------------------------------------------------------------------- scheduling under xdist
 
-# Tests of the built site share one build: one unit of work, handed out first.
+# Tests of the built site share one build (tests/site/conftest.py: the first worker
+# that needs it builds it, the others wait). Two units of work of about the same
+# length, handed out first: the pages in Chromium, and the rest (search, offline
+# copy, links, reader features), so that a run whose blocks are reused
+# (--reuse-unchanged) is not one worker's site tier long.
 SITE_TIER = "tests/site/"
+SITE_UNITS = {"tests/site/test_browser.py": "site: pages in Chromium"}
+OFFLINE_TESTS = "tests/site/test_offline.py"
 # Pages whose blocks measure time or bandwidth: each such page runs in one
 # worker, block after block (on a GPU the other workers still run small blocks
 # beside them: the timing blocks' margins are made for a busy GPU).
@@ -450,8 +510,8 @@ TOGETHER_PAGES = tuple(f"docs/{lang}/async/" for lang in LANGUAGES)
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Each block and test is its own unit of work, except the site tier (one unit,
-    handed out first: LoadScopeScheduling sends the largest unit first) and the
+    """Each block and test is its own unit of work, except the site tier (two units,
+    handed out first: LoadScopeScheduling sends the largest units first) and the
     timing pages (one unit each). Not --dist loadgroup: with pytest 9.2 it silently
     stops grouping (pytest-dev/pytest-xdist#1386)."""
     if config.getvalue("dist") != "load":
@@ -461,7 +521,7 @@ def pytest_xdist_make_scheduler(config, log):
     class SiteTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid):
             if nodeid.startswith(SITE_TIER):
-                return "site"
+                return SITE_UNITS.get(nodeid.split("::")[0], "site")
             if nodeid.startswith(TOGETHER_PAGES + ("tests/",)):
                 # a timing page's blocks, or a test module (its module fixtures run once)
                 return nodeid.split("::")[0]

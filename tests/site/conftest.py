@@ -1,62 +1,90 @@
 """Fixtures of the site tier: the built site, a local server, Chromium.
 
-Visible only to tests/site/. pytest-xdist hands this whole tier to one worker
-(devguide.plugin's scheduler), so the site is built once per run, beside the
-blocks that the other workers run.
+Visible only to tests/site/. pytest-xdist hands this tier to the workers in a
+few units (devguide.plugin's scheduler); the site is built once per run, by the
+first worker that needs it, beside the blocks that the other workers run.
 """
 
+import json
 import os
 import re
 import subprocess
+import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from filelock import FileLock
 
 from devguide import axe, config, site
 from devguide.browser import HELP, find_chromium
 
 OFFLINE_LOG = config.BUILD / "artifacts" / "offline-build.log"
-_offline: list[subprocess.Popen] = []
+
+
+def _shared(tmp_path_factory) -> Path:
+    """A folder of this session that every pytest-xdist worker sees (the parent of
+    the workers' base temporary folders; the base folder itself without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.fixture(scope="session")
-def built_site(request):
-    """The site built with --strict. It runs beside the blocks (pytest-xdist), so
-    its validation report shows the last complete run's census (build/validation.json),
-    which this run rewrites at its end; `make build` or `make serve` shows it.
+def built_site(request, tmp_path_factory):
+    """The site built with --strict, once per session. The site tier is split over
+    the pytest-xdist workers (devguide.plugin): the first worker that needs the site
+    builds it while holding a file lock, the others wait for that build and read
+    its result (pytest-xdist's documented way to run a session fixture once). It
+    runs beside the blocks, so its validation report shows the last complete run's
+    census (build/validation.json), which this run rewrites at its end; `make
+    build` or `make serve` shows it.
 
-    If this session also tests the offline build, that build starts now, in the
-    background (after this one: it reuses the notebooks this one executed)."""
-    done = site.build_site()
-    # mkdocs' own warnings and errors ("WARNING -  …"); a notebook kernel's log lines
-    # (e.g. "ERROR:tornado.general:…" from jupyter's messaging) are not the build's
-    problems = [line for line in done.stderr.splitlines() if re.match(r"(WARNING|ERROR)\s+-  ", line)]
-    assert done.returncode == 0 and not problems, (
-        "mkdocs build --strict failed:\n" + "\n".join(problems or done.stderr.splitlines()[-30:])
-    )
-    if any("offline_site" in getattr(item, "fixturenames", ()) for item in request.session.items):
-        offline_build()
+    If this session also tests the offline build, the builder starts that build
+    now, in the background (after this one: it reuses the notebooks this one executed)."""
+    shared = _shared(tmp_path_factory)
+    stamp = shared / "site-build.json"
+    with FileLock(shared / "site-build.lock"):
+        if not stamp.exists():
+            done = site.build_site()
+            # mkdocs' own warnings and errors ("WARNING -  …"); a notebook kernel's log lines
+            # (e.g. "ERROR:tornado.general:…" from jupyter's messaging) are not the build's
+            problems = [line for line in done.stderr.splitlines() if re.match(r"(WARNING|ERROR)\s+-  ", line)]
+            ok = done.returncode == 0 and not problems
+            if ok and any("offline_site" in getattr(item, "fixturenames", ()) for item in request.session.items):
+                _start_offline_build(shared)
+            stamp.write_text(json.dumps({
+                "ok": ok, "log": "\n".join(problems or done.stderr.splitlines()[-30:]),
+            }), encoding="utf-8")
+        result = json.loads(stamp.read_text(encoding="utf-8"))
+    assert result["ok"], "mkdocs build --strict failed:\n" + result["log"]
     return config.SITE
 
 
-def offline_build() -> subprocess.Popen:
-    """`make offline`, started once per session, its output in OFFLINE_LOG (a file,
-    not a pipe nobody reads until the offline tests: a full pipe would stall it)."""
-    if not _offline:
-        OFFLINE_LOG.parent.mkdir(parents=True, exist_ok=True)
-        with open(OFFLINE_LOG, "w", encoding="utf-8") as log:
-            _offline.append(subprocess.Popen(
-                ["make", "offline"], cwd=config.REPO, stdout=log, stderr=subprocess.STDOUT,
-            ))
-    return _offline[0]
+def _start_offline_build(shared: Path) -> None:
+    """`make offline` in the background, once per session: its output goes to
+    OFFLINE_LOG and its exit status to a file the offline tests of any worker wait for."""
+    OFFLINE_LOG.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.Popen(
+        ["bash", "-c", 'make offline >"$1" 2>&1; echo $? >"$2.tmp" && mv "$2.tmp" "$2"', "offline",
+         str(OFFLINE_LOG), str(shared / "offline-build.status")],
+        cwd=config.REPO, start_new_session=True,
+    )
+    (shared / "offline-build.started").touch()
 
 
 @pytest.fixture(scope="session")
-def offline_site(built_site):
-    build = offline_build()  # started by built_site, after the main build
-    build.wait(timeout=900)
+def offline_site(built_site, tmp_path_factory):
+    shared = _shared(tmp_path_factory)
+    with FileLock(shared / "site-build.lock"):
+        if not (shared / "offline-build.started").exists():
+            _start_offline_build(shared)
+    status = shared / "offline-build.status"
+    deadline = time.monotonic() + 900
+    while not status.exists():
+        assert time.monotonic() < deadline, f"`make offline` did not finish in 900 s (log: {config.rel(OFFLINE_LOG)})"
+        time.sleep(0.2)
     output = OFFLINE_LOG.read_text(encoding="utf-8")
-    assert build.returncode == 0, f"`make offline` failed (log: {config.rel(OFFLINE_LOG)}):\n{output[-6000:]}"
+    assert status.read_text().strip() == "0", f"`make offline` failed (log: {config.rel(OFFLINE_LOG)}):\n{output[-6000:]}"
     assert (config.BUILD / "artifacts" / "pytorch-device-guide-offline.zip").exists()
     return config.BUILD / "offline"
 
@@ -89,21 +117,71 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser, server):
-    """A page at 1280 × 900 with a Chinese locale. Every request it makes is
-    recorded: all must go to the local server, and none may fail (a 404 is a
-    file the site asks for and does not have)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+class SharedTab:
+    """The browser tests' page: one Chromium tab for all of them, reset before each.
+
+    A new browser context (or tab) per test starts a renderer process: ~1 s of CPU
+    each on a 2-core machine, about half of what a browser test costs. So the tests
+    share one tab, and each starts from what a new context would give it: no
+    listeners or routes of the test before, an empty HTTP cache (the first-load
+    tests count bytes), no cookies, local or session storage of the site, the
+    default viewport and colour scheme, about:blank. Tests that need a context of
+    their own (other permissions, a locale, a route over several pages) still make one.
+    Everything else is the Playwright ``Page``."""
+
+    def __init__(self, page, server: str):
+        self._page, self._server, self._listeners = page, server, []
+        self._cdp = page.context.new_cdp_session(page)
+        self.requests: list[str] = []
+
+    def on(self, event, handler):
+        self._listeners.append((event, handler))
+        self._page.on(event, handler)
+
+    def __getattr__(self, name):
+        return getattr(self._page, name)
+
+    def reset(self) -> None:
+        page = self._page
+        for event, handler in self._listeners:
+            page.remove_listener(event, handler)
+        self._listeners.clear()
+        page.unroute_all(behavior="ignoreErrors")
+        if page.url.startswith(self._server):
+            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        page.goto("about:blank")
+        page.context.clear_cookies()
+        self._cdp.send("Network.clearBrowserCache")
+        page.set_viewport_size(VIEWPORT)
+        page.emulate_media(color_scheme="light", reduced_motion="no-preference")
+        self.requests = []
+
+
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="session")
+def shared_tab(browser, server):
+    context = browser.new_context(viewport=VIEWPORT, locale="zh-CN")
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
-    page = context.new_page()
-    page.requests = []
-    page.on("request", lambda r: page.requests.append(r.url))
+    tab = SharedTab(context.new_page(), server)
+    yield tab
+    context.close()
+
+
+@pytest.fixture
+def page(shared_tab, server):
+    """A page at 1280 × 900 with a Chinese locale (the shared tab, reset). Every
+    request it makes is recorded: all must go to the local server, and none may
+    fail (a 404 is a file the site asks for and does not have)."""
+    page = shared_tab
+    page.reset()
     failed = []
+    page.on("request", lambda r: page.requests.append(r.url))
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     yield page
     outside = [u for u in page.requests if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
-    context.close()
+    page.reset()
     assert not outside, "requests to other hosts:\n" + "\n".join(outside)
     assert not failed, "requests that failed (the site asks for files it does not have):\n" + "\n".join(failed)
 

@@ -405,3 +405,50 @@ def test_an_output_for_another_torch_is_chosen_by_version(tmp_path, monkeypatch)
     running.check_output(block, "2\n")
     monkeypatch.setattr(config, "torch_version", lambda: "2.13.0")
     running.check_output(block, "1\n")
+
+
+REUSED = """\
+# P
+
+'''python
+print("passes")
+'''
+
+'''python
+import os
+
+assert os.environ.get("OMP_NUM_THREADS") != "3", "fails with three OpenMP threads"
+'''
+"""
+
+
+def test_only_an_unchanged_block_that_passed_is_not_run_again(tmp_path):
+    """make test's --reuse-unchanged: a block that passed, with the same code and
+    expected output in the same environment, is not run again, even where prose
+    above it moved it; a failure always runs again (another environment: below)."""
+    root = scratch_project(tmp_path, both(REUSED))
+    census_file = root / "build" / "validation.json"
+    code, output = run_pytest(root, "docs", "--reuse-unchanged", env={"OMP_NUM_THREADS": "3"})
+    assert code == 1 and "not run again" not in output, output
+    for lang in ("zh", "en"):
+        page = root / "docs" / lang / "p.md"
+        page.write_text(page.read_text(encoding="utf-8").replace("# P\n", "# P\n\nProse that moves the blocks.\n"), encoding="utf-8")
+    code, output = run_pytest(root, "docs", "--reuse-unchanged", env={"OMP_NUM_THREADS": "3"})
+    assert code == 1 and "1 of 2 blocks were not run again" in output, output
+    assert "fails with three OpenMP threads" in output
+    fences = {f["line"]: f for f in json.loads(census_file.read_text(encoding="utf-8"))["fences"] if f["page"] == "docs/zh/p.md"}
+    assert fences[5]["status"] == "passed" and "reused_from" in fences[5], fences
+    assert fences[9]["status"] == "failed" and "reused_from" not in fences[9], fences
+
+
+def test_a_changed_snippet_or_environment_changes_every_blocks_key(tmp_path, monkeypatch):
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "a.py").write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.setattr(config, "REPO", tmp_path)
+    before = census.environment_fingerprint.__wrapped__()
+    assert census.environment_fingerprint.__wrapped__() == before
+    (tmp_path / "snippets" / "a.py").write_text("x = 2\n", encoding="utf-8")
+    assert census.environment_fingerprint.__wrapped__() != before
+    changed = census.environment_fingerprint.__wrapped__()
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
+    assert census.environment_fingerprint.__wrapped__() != changed
