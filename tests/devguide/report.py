@@ -90,6 +90,7 @@ TEXT = {
         "src_other": "来自 `build/validation-torch-{torch}.json`。",
         "gpu_machine": "**GPU 运行**：{date} · {gpus} · CUDA {cuda} · {host}Python {python} · torch {torch}。{source}",
         "src_test": "来自本次构建之前的测试运行（`build/validation.json`）。",
+        "src_reused": "其中 {n} 个代码块自从更早的运行（最早在 {date}）通过以来没有任何变化（代码、期望输出、torch、依赖、snippets、测试框架、环境变量都相同），这次没有重跑，沿用当时的结果。",
         "src_recorded": "来自仓库中记录的最近一次运行（`.ci/cpu-run/summary.json`，`make test` 在结果变化时更新它）。",
         "src_gpu": "来自 GPU 工作流的最近一次运行（`build/gpu/`）。",
         "src_gpu_recorded": "来自仓库中记录的 GPU 运行（`.ci/gpu-run/`）。",
@@ -154,6 +155,7 @@ TEXT = {
         "src_other": "From `build/validation-torch-{torch}.json`.",
         "gpu_machine": "**GPU run**: {date} · {gpus} · CUDA {cuda} · {host}Python {python} · torch {torch}. {source}",
         "src_test": "From the test run before this build (`build/validation.json`).",
+        "src_reused": " {n} of its blocks had not changed since an earlier run (the earliest on {date}) passed them (same code, expected output, torch, packages, snippets, harness and environment variables): that result stands, they were not run again.",
         "src_recorded": "From the last run recorded in the repository (`.ci/cpu-run/summary.json`, which `make test` updates when the results change).",
         "src_gpu": "From the GPU workflow's last run (`build/gpu/`).",
         "src_gpu_recorded": "From the GPU run recorded in the repository (`.ci/gpu-run/`).",
@@ -241,6 +243,10 @@ class Run:
     status: dict[tuple[str, str], str]
     # (page, hash) of the blocks this run skipped (e.g. an output for another torch version)
     skipped: set[tuple[str, str]] = field(default_factory=set)
+    # results this run carried over from earlier runs of the same blocks (make test's
+    # --reuse-unchanged), and the time of the earliest of those runs
+    reused: int = 0
+    reused_since: str = ""
 
     def result(self, page: str, sha: str | None) -> str | None:
         if not sha:
@@ -299,7 +305,9 @@ def cpu_run() -> Run | None:
     found = []
     data = _recorded(_mtime(config.VALIDATION_JSON))
     if data is not None and data["machine"].get("accelerator") == "cpu":
-        found.append(Run(data["generated"], data["machine"], "test", _statuses(data["fences"]), _skipped(data["fences"])))
+        reused = [f["reused_from"] for f in data["fences"] if f.get("reused_from") and not f.get("ran_with")]
+        found.append(Run(data["generated"], data["machine"], "test", _statuses(data["fences"]), _skipped(data["fences"]),
+                         reused=len(reused), reused_since=min(reused, default="")))
     recorded = _summary(summary.PATH, _mtime(summary.PATH))
     if recorded is not None:
         by_page = recorded["results"]["pages"].items()
@@ -852,7 +860,8 @@ def render(lang: str, mkdocs_config=None, files=None) -> str:
         m = cpu.machine
         lines.append("- " + t["cpu_machine"].format(
             date=_date(lang, cpu.generated), cpu=m.get("cpu", "?") + (f" ({m['cpu_capability']})" if m.get("cpu_capability") else ""),
-            os=m.get("os", "?"), python=m["python"], torch=m["torch"], source=t["src_" + cpu.source],
+            os=m.get("os", "?"), python=m["python"], torch=m["torch"], source=t["src_" + cpu.source]
+            + (t["src_reused"].format(n=cpu.reused, date=_date(lang, cpu.reused_since)) if cpu.reused else ""),
         ))
     else:
         lines.append("- " + t["no_cpu"])
