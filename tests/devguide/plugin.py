@@ -468,10 +468,11 @@ def pytest_collection_modifyitems(session, config, items):
     if twins_run:
         config.hook.pytest_deselected(items=[i for i in items if i in twins_run])
         items[:] = [i for i in items if i not in twins_run]
-    # The offline copy is built in the background after the site: its tests go last,
-    # so that the others run while it builds instead of waiting for it.
-    items[:] = [i for i in items if not i.nodeid.startswith(OFFLINE_TESTS)] + [
-        i for i in items if i.nodeid.startswith(OFFLINE_TESTS)]
+    # The harness's own tests before the blocks (the blocks' order is set below), so
+    # that a slow one-test module is not what a worker runs while the other has
+    # finished; the offline copy is built in the background after the site: its
+    # tests go last, so that the others run while it builds instead of waiting for it.
+    items.sort(key=lambda i: (i.nodeid.startswith(OFFLINE_TESTS), not i.nodeid.startswith("tests/")))
     if is_xdist_worker(config):  # the order the workers collect is the order of the work
         longest_blocks_first(items)
 
