@@ -62,13 +62,13 @@ def time_by_part(junit) -> dict[str, float]:
         seconds = float(case.get("time") or 0)
         if name.startswith("docs."):
             parts["blocks (docs/)"] += seconds
-        elif "test_browser" in name:
+        elif name.startswith("tests.site.test_browser"):
             parts["browser (Chromium)"] += seconds
-        elif "test_search" in name:
+        elif name.startswith("tests.site.test_search"):
             parts["search (Chromium)"] += seconds
-        elif "test_offline" in name:
+        elif name.startswith("tests.site.test_offline"):
             parts["offline build + tests"] += seconds
-        elif "test_site" in name:
+        elif name.startswith("tests.site."):  # the build: in the first site test of a worker
             parts["site build + site checks"] += seconds
         else:
             parts["harness and content tests"] += seconds
