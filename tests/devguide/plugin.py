@@ -496,12 +496,12 @@ def longest_blocks_first(items) -> None:
 # --------------------------------------------------------------------------- scheduling under xdist
 
 # Tests of the built site share one build (tests/site/conftest.py: the first worker
-# that needs it builds it, the others wait). Two units of work of about the same
-# length, handed out first: the pages in Chromium, and the rest (search, offline
-# copy, links, reader features), so that a run whose blocks are reused
-# (--reuse-unchanged) is not one worker's site tier long.
+# that needs it builds it, the others wait). Three units of work, handed out first:
+# the pages in Chromium, the search, and the rest (links, reader features, the
+# offline copy), so that a run whose blocks are reused (--reuse-unchanged) is not
+# one worker's site tier long.
 SITE_TIER = "tests/site/"
-SITE_UNITS = {"tests/site/test_browser.py": "site: pages in Chromium"}
+SITE_UNITS = {"tests/site/test_browser.py": "site: pages in Chromium", "tests/site/test_search.py": "site: search"}
 OFFLINE_TESTS = "tests/site/test_offline.py"
 # Pages whose blocks measure time or bandwidth: each such page runs in one
 # worker, block after block (on a GPU the other workers still run small blocks
@@ -511,7 +511,7 @@ TOGETHER_PAGES = tuple(f"docs/{lang}/async/" for lang in LANGUAGES)
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Each block and test is its own unit of work, except the site tier (two units,
+    """Each block and test is its own unit of work, except the site tier (three units,
     handed out first: LoadScopeScheduling sends the largest units first) and the
     timing pages (one unit each). Not --dist loadgroup: with pytest 9.2 it silently
     stops grouping (pytest-dev/pytest-xdist#1386)."""
