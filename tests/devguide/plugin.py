@@ -269,6 +269,23 @@ def pytest_sessionstart(session):
             "build of torch, or unset REQUIRE_CUDA to skip them.",
             returncode=3,
         )
+    if _runs_blocks(session.config):
+        runner.default_zygote().launch()  # it imports torch while pytest collects
+
+
+def _runs_blocks(config_) -> bool:
+    """Will this process run blocks? Then its block runner is started before
+    collection. Not in pytest-xdist's controller (its workers run the tests), not
+    with --collect-only, not for paths outside docs/, and not with
+    --reuse-unchanged (a warm make test may run none)."""
+    if (config_.getoption("collectonly") or config_.getoption("reuse_unchanged")
+            or config_.pluginmanager.hasplugin("dsession")):
+        return False
+    for arg in config_.args:
+        path = (config_.invocation_params.dir / arg.split("::")[0]).resolve()
+        if path == config.DOCS or config.DOCS in path.parents or path in config.DOCS.parents:
+            return True
+    return False
 
 
 def pytest_collect_file(file_path: Path, parent):

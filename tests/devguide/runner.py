@@ -400,24 +400,33 @@ class Zygote:
 
     def __init__(self):
         self.proc: subprocess.Popen | None = None
+        self.ready = False
 
-    def start(self) -> None:
-        env = _env()
+    def launch(self) -> None:
+        """Start the zygote without waiting for it: it imports torch (~3 s of CPU)
+        while pytest goes on collecting (devguide.plugin does this when the run
+        will run blocks)."""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "devguide.runner"],
             cwd=_repo(),
-            env=env,
+            env=_env(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             encoding="utf-8",
         )
-        ready = self.proc.stdout.readline()
-        if not ready:
-            raise RuntimeError("the block runner (python -m devguide.runner) did not start")
+        self.ready = False
+
+    def start(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.launch()
+        if not self.ready:
+            if not self.proc.stdout.readline():
+                raise RuntimeError("the block runner (python -m devguide.runner) did not start")
+            self.ready = True
 
     def run(self, job: dict) -> dict:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is None or self.proc.poll() is not None or not self.ready:
             self.start()
         try:
             self.proc.stdin.write(json.dumps(job) + "\n")
@@ -441,6 +450,7 @@ class Zygote:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         self.proc = None
+        self.ready = False
 
 
 class RepoGuard:
