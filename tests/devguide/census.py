@@ -71,18 +71,23 @@ def block_sha(block: Block) -> str:
 # harness that runs it (this package), the installed packages. A change to any of
 # them runs every block again.
 REUSE_INPUTS = ("snippets", "conftest.py", "pyproject.toml", "tests/requirements/lock.txt")
-# Environment variables that change what torch, the harness or a block does.
-REUSE_ENVIRONMENT = ("ATEN_", "ONEDNN_", "DNNL_", "OMP_", "MKL_", "KMP_", "GOMP_", "DOCS_", "CUDA_", "PYTORCH_",
-                     "TORCH", "NCCL_", "GLOO_", "REQUIRE_CUDA", "PYTHON", "LANG", "LC_", "TZ")
+# Every environment variable counts (PATH, LD_*, torch's, the harness's, a BLAS's…)
+# except these, which change from one shell or one pytest worker to the next and
+# no block reads.
+VOLATILE_ENVIRONMENT = ("PYTEST_", "SSH_", "XDG_SESSION", "XDG_RUNTIME_DIR", "VSCODE_", "TERM_SESSION", "TERM_PROGRAM",
+                        "KITTY_", "TMUX", "WINDOWID", "DBUS_", "GPG_", "INVOCATION_ID", "JOURNAL_STREAM", "MAKE",
+                        "MFLAGS", "COLUMNS", "LINES", "STY", "DISPLAY", "WAYLAND_DISPLAY", "OLDPWD", "SHLVL")
+VOLATILE_NAMES = {"_", "PWD"}
+FAILED_KEYS = config.BUILD / "reuse-failed-keys.txt"  # keys of blocks that failed in any run, partial ones too
 
 
 @functools.lru_cache(maxsize=1)
 def environment_fingerprint() -> str:
     """A hash of everything besides a block's own code that its result depends on:
     torch (version and build), Python, NumPy and every installed distribution, the
-    CPU's capability and the devices present, the environment variables of
-    REUSE_ENVIRONMENT, the blocks' thread share and memory limit, the harness's own
-    files and the contents of REUSE_INPUTS."""
+    CPU's capability, the devices present and the NVIDIA driver and GPUs, the
+    environment variables (all but VOLATILE_ENVIRONMENT), the blocks' thread share
+    and memory limit, the harness's own files and the contents of REUSE_INPUTS."""
     import importlib.metadata
     import sys
 
@@ -98,13 +103,33 @@ def environment_fingerprint() -> str:
     add(torch.__version__, torch.version.git_version, torch.version.cuda, sys.version, platform.machine(),
         torch.backends.cpu.get_cpu_capability(), cpu_model(), config.torch_mode(),
         [config.device_available(kind) for kind in DEVICE_MARKS], runner.thread_share(), runner.memory_limit())
-    add(sorted((k, v) for k, v in os.environ.items() if k.startswith(REUSE_ENVIRONMENT)))
+    add(sorted((k, v) for k, v in os.environ.items() if not k.startswith(VOLATILE_ENVIRONMENT) and k not in VOLATILE_NAMES))
+    add(gpu_driver())
     add(sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()))
     for root in (Path(__file__).parent, *(config.REPO / name for name in REUSE_INPUTS)):
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
         for path in files:
             add(path.relative_to(root).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest())
     return digest.hexdigest()
+
+
+def gpu_driver() -> list[str]:
+    """The NVIDIA driver's version and each GPU's information, as the kernel module
+    reports them (no CUDA initialisation in the pytest process); empty elsewhere."""
+    root = Path("/proc/driver/nvidia")
+    try:
+        files = [root / "version", *sorted(root.glob("gpus/*/information"))]
+        return [f.read_text(encoding="utf-8", errors="replace") for f in files if f.is_file()]
+    except OSError:
+        return []
+
+
+def remember_failure(key: str) -> None:
+    """A block with this key failed (in any run: a partial one writes no census):
+    its earlier pass is not reused any more."""
+    FAILED_KEYS.parent.mkdir(parents=True, exist_ok=True)
+    with open(FAILED_KEYS, "a", encoding="utf-8") as f:  # one short line: an atomic append
+        f.write(key + "\n")
 
 
 def reuse_key(block: Block) -> str:
@@ -115,17 +140,23 @@ def reuse_key(block: Block) -> str:
 
 def reusable_results(path: Path) -> dict[str, dict]:
     """The passed results of the census at ``path`` by reuse key: what ``make test``
-    need not run again (``--reuse-unchanged``). Each carries ``reused_from``: the
-    time and commit of the run that executed the block."""
+    need not run again (``--reuse-unchanged``); not those whose key failed since
+    (FAILED_KEYS). Each carries ``reused_from``: the time and commit of the run that
+    executed the block, and ``output_sha``: the hash of what it printed."""
     data = load(path, prune=False)
     if data is None:
         return {}
+    failed = set(FAILED_KEYS.read_text(encoding="utf-8").split()) if FAILED_KEYS.exists() else set()
     run = f"{data['generated']} at {(data.get('commit') or 'no commit')[:12]}"
     return {
         f["reuse_key"]: dict(f, reused_from=f.get("reused_from", run))
         for f in data["fences"]
-        if f.get("status") == "passed" and f.get("reuse_key")
+        if f.get("status") == "passed" and f.get("reuse_key") and f.get("output_sha") and f["reuse_key"] not in failed
     }
+
+
+def output_sha(output: str) -> str:
+    return hashlib.sha256(output.encode("utf-8")).hexdigest()[:16]
 
 
 def output_name(page: str, line: int) -> str:

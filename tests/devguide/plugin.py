@@ -49,7 +49,7 @@ UPDATED_OUTPUT = "docs_updated_output"  # user property: the output --update-out
 TWIN = "docs_twin"  # user property: (page, line) of an identical block that this run stands for
 CPU_SECONDS = "docs_cpu_seconds"  # user property: CPU time of the block's process and its children
 REUSED = "docs_reused"  # user property: the earlier passed result this run stands on (--reuse-unchanged)
-REUSE_KEY = "docs_reuse_key"  # user property: the block's census.reuse_key
+REUSE_KEY = "docs_reuse_key"  # user property: (census.reuse_key, census.output_sha) of a result that stands
 STATE = pytest.StashKey["RunState"]()
 SITE_TEST_PREFIX = "tests/site/test_site.py"  # a passing one means this run built the site (and its notebooks)
 
@@ -103,7 +103,7 @@ class RunState:
             if name == CPU_SECONDS:  # the call's report only: teardown's carries the same list
                 entry["cpu_seconds"] = round(entry.get("cpu_seconds", 0.0) + value, 3)
             elif name == REUSE_KEY:
-                entry["reuse_key"] = value
+                entry["reuse_key"], entry["output_sha"] = value
             elif name == REUSED:
                 entry.update(value)
         if report.failed:
@@ -116,7 +116,7 @@ class RunState:
         for twin in twins:
             self.collected.add(twin)
             self.results[twin] = dict(entry, seconds=0.0, ran_with=f"{key[0]}:{key[1]}")
-            for name in ("cpu_seconds", "reuse_key"):
+            for name in ("cpu_seconds", "reuse_key", "output_sha"):
                 self.results[twin].pop(name, None)
 
     def complete_run(self) -> bool:
@@ -357,9 +357,21 @@ class DocsBlock(pytest.Item):
             )
         run = state(self.config)
         key = census.reuse_key(block)
-        self.user_properties.append((REUSE_KEY, key))
         if self._reuse(run, key):
             return
+        try:
+            output = self._run(run)
+        except Exception:
+            census.remember_failure(key)  # an earlier pass of this very block is not reused any more
+            raise
+        # the key of a result that stands for its code and expected output: not where
+        # --update-outputs has just rewritten an expected output that did not match
+        if UPDATED_OUTPUT not in (name for name, _ in self.user_properties):
+            self.user_properties.append((REUSE_KEY, (key, census.output_sha(output))))
+
+    def _run(self, run: RunState) -> str:
+        """Run the block; check what it printed; return it."""
+        block = self.block
         # Where the kernel has Landlock, a block cannot write into the repository at
         # all; elsewhere the guard notices and restores what it changed.
         if not runner.landlock_abi() and run.guard is None:
@@ -392,6 +404,7 @@ class DocsBlock(pytest.Item):
                 raise
             # written at the end of the run, bottom-up, by the controller
             self.user_properties.append((UPDATED_OUTPUT, output))
+        return output
 
     def _reuse(self, run: RunState, key: str) -> bool:
         """--reuse-unchanged: stand on the census's passed result of this very block
@@ -404,13 +417,16 @@ class DocsBlock(pytest.Item):
         earlier = run.reusable.get(key)
         if earlier is None:
             return False
-        folder = config.outputs_dir()
-        kept = folder / census.output_name(earlier["page"], earlier["line"])
-        if not kept.exists() and self.block.expected_output:
-            return False  # what it printed is gone (build/artifacts/outputs/): run it again
+        # what it printed, kept under its page line of then; another block may have
+        # written that file since (a run of one page, a block that moved): then, and
+        # where the file is gone, it runs again
+        kept = config.outputs_dir() / census.output_name(earlier["page"], earlier["line"])
         output = kept.read_text(encoding="utf-8") if kept.exists() else ""
+        if census.output_sha(output) != earlier["output_sha"]:
+            return False
         for same in (self.block, *self.twins):
             census.save_output(same, output)
+        self.user_properties.append((REUSE_KEY, (key, earlier["output_sha"])))
         self.user_properties.append((REUSED, {
             "reused_from": earlier["reused_from"],
             "seconds": earlier.get("seconds", 0.0),

@@ -405,7 +405,9 @@ class Zygote:
     def launch(self) -> None:
         """Start the zygote without waiting for it: it imports torch (~3 s of CPU)
         while pytest goes on collecting (devguide.plugin does this when the run
-        will run blocks)."""
+        will run blocks). Nothing when one is running already."""
+        if self.proc is not None and self.proc.poll() is None:
+            return
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "devguide.runner"],
             cwd=_repo(),

@@ -5,6 +5,7 @@ few units (devguide.plugin's scheduler); the site is built once per run, by the
 first worker that needs it, beside the blocks that the other workers run.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -22,11 +23,11 @@ from devguide.browser import HELP, find_chromium
 OFFLINE_LOG = config.BUILD / "artifacts" / "offline-build.log"
 
 
-def _shared(tmp_path_factory) -> Path:
+def _shared(request, tmp_path_factory) -> Path:
     """A folder of this session that every pytest-xdist worker sees (the parent of
     the workers' base temporary folders; the base folder itself without xdist)."""
     base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return base.parent if hasattr(request.config, "workerinput") else base
 
 
 @pytest.fixture(scope="session")
@@ -41,20 +42,23 @@ def built_site(request, tmp_path_factory):
 
     If this session also tests the offline build, the builder starts that build
     now, in the background (after this one: it reuses the notebooks this one executed)."""
-    shared = _shared(tmp_path_factory)
+    shared = _shared(request, tmp_path_factory)
     stamp = shared / "site-build.json"
     with FileLock(shared / "site-build.lock"):
         if not stamp.exists():
-            done = site.build_site()
-            # mkdocs' own warnings and errors ("WARNING -  …"); a notebook kernel's log lines
-            # (e.g. "ERROR:tornado.general:…" from jupyter's messaging) are not the build's
-            problems = [line for line in done.stderr.splitlines() if re.match(r"(WARNING|ERROR)\s+-  ", line)]
-            ok = done.returncode == 0 and not problems
+            try:
+                done = site.build_site()
+            except Exception as exc:  # noqa: BLE001 - e.g. the build's time limit: the others must not build again
+                ok, log = False, f"{type(exc).__name__}: {exc}"
+            else:
+                # mkdocs' own warnings and errors ("WARNING -  …"); a notebook kernel's log lines
+                # (e.g. "ERROR:tornado.general:…" from jupyter's messaging) are not the build's
+                problems = [line for line in done.stderr.splitlines() if re.match(r"(WARNING|ERROR)\s+-  ", line)]
+                ok = done.returncode == 0 and not problems
+                log = "\n".join(problems or done.stderr.splitlines()[-30:])
             if ok and any("offline_site" in getattr(item, "fixturenames", ()) for item in request.session.items):
                 _start_offline_build(shared)
-            stamp.write_text(json.dumps({
-                "ok": ok, "log": "\n".join(problems or done.stderr.splitlines()[-30:]),
-            }), encoding="utf-8")
+            stamp.write_text(json.dumps({"ok": ok, "log": log}), encoding="utf-8")
         result = json.loads(stamp.read_text(encoding="utf-8"))
     assert result["ok"], "mkdocs build --strict failed:\n" + result["log"]
     return config.SITE
@@ -67,14 +71,14 @@ def _start_offline_build(shared: Path) -> None:
     subprocess.Popen(
         ["bash", "-c", 'make offline >"$1" 2>&1; echo $? >"$2.tmp" && mv "$2.tmp" "$2"', "offline",
          str(OFFLINE_LOG), str(shared / "offline-build.status")],
-        cwd=config.REPO, start_new_session=True,
+        cwd=config.REPO,  # in pytest's process group: Ctrl-C stops it too
     )
     (shared / "offline-build.started").touch()
 
 
 @pytest.fixture(scope="session")
-def offline_site(built_site, tmp_path_factory):
-    shared = _shared(tmp_path_factory)
+def offline_site(built_site, request, tmp_path_factory):
+    shared = _shared(request, tmp_path_factory)
     with FileLock(shared / "site-build.lock"):
         if not (shared / "offline-build.started").exists():
             _start_offline_build(shared)
@@ -123,15 +127,28 @@ class SharedTab:
     A new browser context (or tab) per test starts a renderer process: ~1 s of CPU
     each on a 2-core machine, about half of what a browser test costs. So the tests
     share one tab, and each starts from what a new context would give it: no
-    listeners or routes of the test before, an empty HTTP cache (the first-load
-    tests count bytes), no cookies, local or session storage of the site, the
-    default viewport and colour scheme, about:blank. Tests that need a context of
-    their own (other permissions, a locale, a route over several pages) still make one.
-    Everything else is the Playwright ``Page``."""
+    listeners or routes of the test before, about:blank, the mouse in the corner
+    (a hover must not carry over), no cookies, local or session storage, IndexedDB
+    or cache storage of the site, an empty HTTP cache (the first-load tests count
+    bytes), the default viewport and colour scheme. If the reset fails (a crashed
+    tab), the tab is replaced by a new context's. Tests that need a context of their
+    own (a route over several pages, other permissions) still make one. Everything
+    else is the Playwright ``Page``."""
 
-    def __init__(self, page, server: str):
-        self._page, self._server, self._listeners = page, server, []
-        self._cdp = page.context.new_cdp_session(page)
+    def __init__(self, browser, server: str):
+        self._browser, self._server = browser, server
+        self._page = None
+        self._renew()
+
+    def _renew(self) -> None:
+        if self._page is not None:
+            with contextlib.suppress(Exception):
+                self._page.context.close()
+        context = self._browser.new_context(viewport=VIEWPORT, locale="zh-CN")
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=self._server)
+        self._page = context.new_page()
+        self._cdp = context.new_cdp_session(self._page)
+        self._listeners: list = []
         self.requests: list[str] = []
 
     def on(self, event, handler):
@@ -142,16 +159,24 @@ class SharedTab:
         return getattr(self._page, name)
 
     def reset(self) -> None:
+        try:
+            self._reset()
+        except Exception:  # noqa: BLE001 - a crashed or hung tab: start from a new context
+            self._renew()
+
+    def _reset(self) -> None:
         page = self._page
         for event, handler in self._listeners:
             page.remove_listener(event, handler)
         self._listeners.clear()
         page.unroute_all(behavior="ignoreErrors")
         if page.url.startswith(self._server):
-            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            page.evaluate("() => sessionStorage.clear()")  # per tab: the origin's data below does not hold it
         page.goto("about:blank")
-        page.context.clear_cookies()
+        page.mouse.move(0, 0)
+        self._cdp.send("Storage.clearDataForOrigin", {"origin": self._server, "storageTypes": "all"})
         self._cdp.send("Network.clearBrowserCache")
+        page.context.clear_cookies()
         page.set_viewport_size(VIEWPORT)
         page.emulate_media(color_scheme="light", reduced_motion="no-preference")
         self.requests = []
@@ -162,11 +187,9 @@ VIEWPORT = {"width": 1280, "height": 900}
 
 @pytest.fixture(scope="session")
 def shared_tab(browser, server):
-    context = browser.new_context(viewport=VIEWPORT, locale="zh-CN")
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
-    tab = SharedTab(context.new_page(), server)
+    tab = SharedTab(browser, server)
     yield tab
-    context.close()
+    tab._page.context.close()
 
 
 @pytest.fixture
@@ -181,9 +204,11 @@ def page(shared_tab, server):
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     yield page
     outside = [u for u in page.requests if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
-    page.reset()
-    assert not outside, "requests to other hosts:\n" + "\n".join(outside)
-    assert not failed, "requests that failed (the site asks for files it does not have):\n" + "\n".join(failed)
+    try:
+        assert not outside, "requests to other hosts:\n" + "\n".join(outside)
+        assert not failed, "requests that failed (the site asks for files it does not have):\n" + "\n".join(failed)
+    finally:
+        page.reset()
 
 
 @pytest.fixture(scope="session")

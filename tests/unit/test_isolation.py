@@ -437,15 +437,24 @@ def test_an_unchanged_block_that_passed_is_not_run_again(tmp_path):
               if f["page"] == "docs/zh/p.md"}
     assert fences[5]["status"] == fences[9]["status"] == "passed", fences
     assert "reused_from" in fences[5] and "reused_from" in fences[9], fences
+    assert fences[5]["output_sha"] == census.output_sha("passes\n"), fences
 
 
-def test_a_failure_is_never_reused(tmp_path):
+def test_a_failure_is_never_reused(tmp_path, monkeypatch):
+    """Not a failed result, not a passed one whose key failed since in any run (a
+    partial run writes no census), not one without the hash of what it printed."""
+    monkeypatch.setattr(census, "FAILED_KEYS", tmp_path / "failed-keys.txt")
     data = {"generated": "2026-11-23T12:00:00Z", "machine": {"torch": "2.13.0", "python": "3.11.7", "accelerator": "cpu"}}
+    entry = {"page": "docs/zh/p.md", "language": "python", "kind": "python", "output_sha": "0" * 16}
     data["fences"] = [
-        {"page": "docs/zh/p.md", "line": 3, "language": "python", "kind": "python", "status": "passed", "reuse_key": "a" * 24},
-        {"page": "docs/zh/p.md", "line": 9, "language": "python", "kind": "python", "status": "failed", "reuse_key": "b" * 24},
+        dict(entry, line=3, status="passed", reuse_key="a" * 24),
+        dict(entry, line=9, status="failed", reuse_key="b" * 24),
+        dict(entry, line=15, status="passed", reuse_key="c" * 24),
+        {"page": "docs/zh/p.md", "line": 21, "language": "python", "kind": "python", "status": "passed", "reuse_key": "d" * 24},
     ]
     path = census.write(data, tmp_path / "validation.json")
+    assert sorted(census.reusable_results(path)) == ["a" * 24, "c" * 24]
+    census.remember_failure("c" * 24)
     assert list(census.reusable_results(path)) == ["a" * 24]
 
 
