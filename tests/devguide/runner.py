@@ -428,8 +428,7 @@ class Zygote:
             self.ready = True
 
     def run(self, job: dict) -> dict:
-        if self.proc is None or self.proc.poll() is not None or not self.ready:
-            self.start()
+        self.start()  # (re)starts it if it is not running; waits for it to be ready
         try:
             self.proc.stdin.write(json.dumps(job) + "\n")
             self.proc.stdin.flush()

@@ -126,7 +126,7 @@ class SharedTab:
 
     A new browser context (or tab) per test starts a renderer process: ~1 s of CPU
     each on a 2-core machine, about half of what a browser test costs. So the tests
-    share one tab, and each starts from what a new context would give it: no
+    share one tab, reset after each test to what a new context would give: no
     listeners or routes of the test before, about:blank, the mouse in the corner
     (a hover must not carry over), no cookies, local or session storage, IndexedDB
     or cache storage of the site, an empty HTTP cache (the first-load tests count
@@ -157,6 +157,9 @@ class SharedTab:
 
     def __getattr__(self, name):
         return getattr(self._page, name)
+
+    def close(self) -> None:
+        self._page.context.close()
 
     def reset(self) -> None:
         try:
@@ -189,16 +192,15 @@ VIEWPORT = {"width": 1280, "height": 900}
 def shared_tab(browser, server):
     tab = SharedTab(browser, server)
     yield tab
-    tab._page.context.close()
+    tab.close()
 
 
 @pytest.fixture
 def page(shared_tab, server):
-    """A page at 1280 × 900 with a Chinese locale (the shared tab, reset). Every
-    request it makes is recorded: all must go to the local server, and none may
-    fail (a 404 is a file the site asks for and does not have)."""
+    """A page at 1280 × 900 with a Chinese locale (the shared tab: new, or reset
+    after the test before). Every request it makes is recorded: all must go to the
+    local server, and none may fail (a 404 is a file the site asks for and does not have)."""
     page = shared_tab
-    page.reset()
     failed = []
     page.on("request", lambda r: page.requests.append(r.url))
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
