@@ -27,10 +27,11 @@ build: setup
 	$(PY) -m mkdocs build --strict
 
 # A copy of the site that works from a folder (file://), zipped for download.
+# The shim comes from the npm registry's tarball, checksum pinned (devguide.vendor; no npm needed).
 SHIM := build/vendor/iframe-worker/shim/index.js
-$(SHIM):
-	mkdir -p build/vendor && cd build/vendor && npm pack --silent iframe-worker@1.0.4 >/dev/null
-	mkdir -p build/vendor/iframe-worker && tar -xzf build/vendor/iframe-worker-1.0.4.tgz -C build/vendor/iframe-worker --strip-components=1
+$(SHIM): tests/devguide/vendor.py | setup
+	$(PY) -m devguide.vendor iframe-worker
+	touch $@
 
 # The release job's deploy (.ci/deploy: mike, /<pinned>/ and /<newest>/ = latest)
 # rehearsed in a throw-away clone of HEAD with this checkout's censuses and offline
@@ -55,14 +56,12 @@ offline: setup $(SHIM)
 browser: setup
 	$(PY) -m devguide.browser
 
-# axe-core, the accessibility engine the browser tests inject into pages
-# (its version: tests/devguide/axe.py), unpacked from the npm registry.
-AXE_VERSION := $(shell sed -n 's/^VERSION = "\([0-9.]*\)".*/\1/p' tests/devguide/axe.py)
+# axe-core, the accessibility engine the browser tests inject into pages, from
+# the npm registry's tarball with its checksum pinned (tests/devguide/vendor.py;
+# no npm needed; NPM_CONFIG_REGISTRY names a mirror).
 AXE := build/vendor/axe-core/axe.min.js
-$(AXE): tests/devguide/axe.py
-	mkdir -p build/vendor && cd build/vendor && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null
-	rm -rf build/vendor/axe-core && mkdir -p build/vendor/axe-core
-	tar -xzf build/vendor/axe-core-$(AXE_VERSION).tgz -C build/vendor/axe-core --strip-components=1
+$(AXE): tests/devguide/vendor.py | setup
+	$(PY) -m devguide.vendor axe-core
 	touch $@
 
 axe: $(AXE)

@@ -1,7 +1,7 @@
 """Accessibility checks of the built site with axe-core (Deque's engine, run in Chromium).
 
-``make axe`` unpacks axe-core from the npm registry into ``build/vendor/axe-core/``
-(as ``make offline`` does for the iframe-worker shim); the browser tests inject
+``make axe`` unpacks axe-core from the npm registry's tarball into ``build/vendor/axe-core/``
+(devguide.vendor, checksum pinned, no npm; ``make offline`` does the same for the iframe-worker shim); the browser tests inject
 it into a page and run it in the light and the dark scheme. A serious or
 critical violation fails: tests/site/test_browser.py checks a sample of pages in
 every ``make test``, ``make test-a11y`` every page (tests/site/a11y_all.py).
@@ -9,9 +9,9 @@ every ``make test``, ``make test-a11y`` every page (tests/site/a11y_all.py).
 
 from __future__ import annotations
 
-from devguide import config
+from devguide import config, vendor
 
-VERSION = "4.14.1"  # the Makefile's AXE_VERSION
+VERSION = vendor.PACKAGES["axe-core"].version
 AXE = config.BUILD / "vendor" / "axe-core" / "axe.min.js"
 SCHEMES = ("default", "slate")  # Material's light and dark palettes
 FAILING = ("serious", "critical")

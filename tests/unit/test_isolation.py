@@ -129,6 +129,32 @@ print("later blocks still run")
 '''text
 later blocks still run
 '''
+
+'''python
+import os
+
+print("leaving with status 1")
+os._exit(1)
+'''
+
+<!--pytest.mark.timeout(2)-->
+'''bash
+echo "waiting for nothing"
+sleep 30
+'''
+
+'''python
+import os
+from pathlib import Path
+
+snippets = Path(os.path.realpath("snippets"))
+(snippets.parent / "LICENSE").write_text("rewritten through realpath")
+(snippets / "async").rename(snippets.parent / "gone")
+'''
+
+'''python
+print("and the last one too")
+'''
 """
 STATE = """\
 # P
@@ -157,6 +183,7 @@ import torch
 assert torch.tensor is not None and sys.path[0] != "leaked"
 assert np.get_printoptions()["precision"] == 8
 assert torch.get_float32_matmul_precision() == "highest"
+assert torch.get_num_threads() == 2, torch.get_num_threads()  # OMP_NUM_THREADS of the run
 print(torch.tensor([1.5]).tolist())
 '''
 
@@ -210,7 +237,11 @@ def planted(tmp_path_factory, device_page):
     for lang in ("zh", "en"):
         (root / "docs" / lang / "repo.md").write_text(repo.replace("'''", F), encoding="utf-8")
     license_before = (root / "LICENSE").read_bytes()
-    rc, out = run_pytest(root, "docs", env={"DOCS_BLOCK_MEMORY_GB": "1"})
+    outputs = root / "build" / "artifacts" / "outputs"
+    outputs.mkdir(parents=True)
+    (outputs / census.output_name("docs/zh/removed.md", 3)).write_text("a block that is gone")
+    # STATE sets one thread; the next block must see the run's two again
+    rc, out = run_pytest(root, "docs", env={"DOCS_BLOCK_MEMORY_GB": "1", "OMP_NUM_THREADS": "2"})
     return root, rc, out, license_before
 
 
@@ -237,6 +268,21 @@ def test_crash_exit_hang_memory_and_output_problems_fail_their_block(planted):
     assert "PASSED docs/zh/p.md::line 61" in out
     assert "PASSED docs/zh/p.md::line 66" in out
     assert subprocess.run(["pgrep", "-f", "sleep 987654"], capture_output=True).returncode == 1
+    exited = failure_of(out, 75)
+    assert "ended before the block did (exit status 1)" in exited and "leaving with status 1" in exited
+    hung = failure_of(out, 83)
+    assert "limit of 2 s and was stopped" in hung and "waiting for nothing" in hung
+    # realpath("snippets") is the block's own copy: its folder is not the repository
+    assert "PASSED docs/zh/p.md::line 88" in out
+    assert (root / "LICENSE").read_bytes() == license_before and (root / "snippets" / "async").is_dir()
+    assert "PASSED docs/zh/p.md::line 97" in out
+
+
+def test_outputs_of_blocks_that_no_longer_exist_are_dropped_by_a_complete_run(planted):
+    root, _, _, _ = planted
+    outputs = root / "build" / "artifacts" / "outputs"
+    assert not (outputs / census.output_name("docs/zh/removed.md", 3)).exists()
+    assert (outputs / census.output_name("docs/zh/p.md", 66)).read_text().strip() == "later blocks still run"
 
 
 

@@ -40,7 +40,7 @@ def on_post_build(config) -> None:
     if not shim.is_file():
         raise PluginError(
             f"offline build: {shim} not found; build it with `make offline`, which unpacks "
-            "the iframe-worker shim from the npm registry first"
+            "the iframe-worker shim from the npm registry first (python -m devguide.vendor iframe-worker)"
         )
     target = Path(config.site_dir) / SHIM_URL
     target.parent.mkdir(parents=True, exist_ok=True)
