@@ -572,7 +572,10 @@ HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)[^}]*\})?\s*#*\s*$")
 
 def cannot_fail(block: Block) -> list[str]:
     """Demonstrations of an error that would pass if the error never came: a ``try``
-    whose ``except`` asserts on the error, with no ``else`` to fail without it."""
+    with no ``else`` whose ``except`` asserts on the error, or prints it
+    (``except E as e: print(e)``) in a block whose printed output is not
+    verified. A handler that re-raises, and a ``try`` whose body ends in a
+    ``raise``, fail without the error anyway."""
     import ast
 
     if block.language != "python":
@@ -581,14 +584,34 @@ def cannot_fail(block: Block) -> list[str]:
         tree = ast.parse(block.code)
     except SyntaxError:
         return []  # reported with its page line when the block runs
+
+    def asserts(handler) -> bool:
+        return any(isinstance(n, ast.Assert) for n in ast.walk(handler))
+
+    def prints_error(handler) -> bool:
+        """``print(e)``: shown to the reader, checked by nothing but a verified output
+        (a handler that keeps the error for a later check fails there without it)."""
+        return bool(handler.name) and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+            and any(isinstance(m, ast.Name) and m.id == handler.name for m in ast.walk(n))
+            for n in ast.walk(handler)
+        )
+
+    def reraises(handler) -> bool:
+        return any(isinstance(n, ast.Raise) for n in handler.body)
+
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and not node.orelse and any(
-            isinstance(n, ast.Assert) for h in node.handlers for n in ast.walk(h)
-        ):
+        if not isinstance(node, ast.Try) or node.orelse or isinstance(node.body[-1], ast.Raise):
+            continue
+        handlers = [h for h in node.handlers if not reraises(h)]
+        demo = any(asserts(h) for h in handlers) or (
+            block.expected_output is None and any(prints_error(h) for h in handlers)
+        )
+        if demo:
             page, line = block.line_map[node.lineno - 1]
             found.append(
-                f"{page}:{line}: this try/except checks the error it expects but passes when no "
+                f"{page}:{line}: this try/except shows the error it expects but passes when no "
                 "error comes: add `else: raise AssertionError(\"expected a …\")`, or print the "
                 "message into a verified output"
             )

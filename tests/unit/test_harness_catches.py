@@ -367,8 +367,31 @@ def test_an_error_demonstration_that_cannot_fail_is_refused(write_page, tmp_path
             assert "invalid literal" in str(e)
         '''
         """)
-    with pytest.raises(config.DocsError, match=rf"{p}:2: this try/except checks the error it expects but passes when no error comes"):
+    with pytest.raises(config.DocsError, match=rf"{p}:2: this try/except shows the error it expects but passes when no error comes"):
         pages.page_blocks(p)
     p.write_text(p.read_text().replace('    assert "invalid literal" in str(e)\n', '    assert "invalid literal" in str(e)\nelse:\n    raise AssertionError("expected a ValueError")\n'))
     (block,) = pages.page_blocks(p)
     running.run_block(block)
+
+
+@pytest.mark.parametrize(
+    ("handler", "output", "refused"),
+    [
+        ("print(e)", None, True),  # shown, never checked: passes without the error
+        ("print('failed:', e)", None, True),
+        ("print(e)", "invalid literal for int() with base 10: 'x'", False),  # verified output
+        ("message = str(e)", None, False),  # kept for a check after the try
+        ("print(e)\n    raise", None, False),  # re-raised: not a demonstration
+    ],
+)
+def test_a_printed_error_needs_a_verified_output(write_page, handler, output, refused):
+    F = "'''"
+    text = f'{F}python\ntry:\n    int("x")\nexcept ValueError as e:\n    {handler}\n{F}\n'
+    if output:
+        text += f"\n<!--pytest-codeblocks:expected-output-->\n{F}text\n{output}\n{F}\n"
+    p = write_page(text)
+    if refused:
+        with pytest.raises(config.DocsError, match=rf"{p}:2: this try/except shows the error"):
+            pages.page_blocks(p)
+    else:
+        assert len(pages.page_blocks(p)) == 1
