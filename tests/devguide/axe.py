@@ -45,7 +45,8 @@ def axe_violations(page, source: str, within: str | None = None) -> list[str]:
 
 
 def site_paths() -> list[str]:
-    """Every page of the built site, as a path under the server's root (both languages, and the 404 pages)."""
+    """Every page of the built site, as a path under the server's root (both languages,
+    the print pages that hold the whole guide, and the 404 pages)."""
     from devguide.pages import notebooks, pages
 
     paths = []
@@ -54,4 +55,5 @@ def site_paths() -> list[str]:
         stem = "/".join(parts).rsplit(".", 1)[0]
         folder = "" if stem == "index" else stem.removesuffix("/index") + "/"
         paths.append("/" + config.url_prefix(lang) + folder)
+    paths += ["/" + config.url_prefix(lang) + "print/" for lang in config.LANGUAGES]
     return sorted(paths) + ["/404.html"] + [f"/{config.url_prefix(x)}404.html" for x in config.LANGUAGES[1:]]

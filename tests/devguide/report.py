@@ -151,7 +151,7 @@ TEXT = {
         "line_label": "What ran on this page, in the validation report",
         "machines": "Where the results come from",
         "cpu_machine": "**CPU run**: {date} · {cpu} · {os} · Python {python} · torch {torch}. {source}",
-        "other_run": "**Another CPU run** (`make test-torch`): {date} · {cpu} · {os} · Python {python} · torch {torch}: {passed} blocks passed, {failed} failed, {skipped} skipped; {changed} more blocks changed since that run and are not counted. {source}",
+        "other_run": "**Another CPU run** (`make test-torch`): {date} · {cpu} · {os} · Python {python} · torch {torch}: {passed} {passed_word} passed, {failed} failed, {skipped} skipped; {changed} more {changed_word} changed since that run and {are} not counted. {source}",
         "src_other": "From `build/validation-torch-{torch}.json`.",
         "gpu_machine": "**GPU run**: {date} · {gpus} · CUDA {cuda} · {host}Python {python} · torch {torch}. {source}",
         "src_test": "From the test run before this build (`build/validation.json`).",
@@ -877,6 +877,9 @@ def render(lang: str, mkdocs_config=None, files=None) -> str:
             date=_date(lang, run.generated), cpu=m.get("cpu", "?") + (f" ({m['cpu_capability']})" if m.get("cpu_capability") else ""),
             os=m.get("os", "?"), python=m.get("python", "?"), torch=m["torch"],
             passed=count["passed"], failed=count["failed"], skipped=count["skipped"], changed=count["unrun"],
+            passed_word=_plural(lang, count["passed"], "block", "blocks"),
+            changed_word=_plural(lang, count["unrun"], "block", "blocks"),
+            are="" if lang != "en" else ("is" if count["unrun"] == 1 else "are"),
             source=t["src_other"].format(torch=label),
         ))
     if gpu:

@@ -173,6 +173,11 @@ def test_a_page_as_markdown_keeps_its_code_and_fence_languages(built_site, lang)
     included = (config.REPO / "snippets" / "async" / "pinned_vs_pageable_bandwidth.py").read_text(encoding="utf-8")
     assert included.strip() in served
     assert "<!--pytest.mark.cuda-->" in served  # the marks say which block needs CUDA
+    # admonitions stay Markdown admonitions (converting HTML back would drop them)
+    modules = config.DOCS / lang / "training" / "modules.md"
+    kept = (built_site / downloads.site_path(modules, ".md")).read_text(encoding="utf-8")
+    admonitions = re.findall(r"^!!! \w+.*$", modules.read_text(encoding="utf-8"), re.M)
+    assert admonitions and all(a in kept for a in admonitions), admonitions
     # the download link of the program the page asks readers to run
     html = built_site / built_html(source)
     (link,) = [a for a in links(html) if a["href"].endswith("snippets/async/pinned_vs_pageable_bandwidth.py")]
@@ -188,6 +193,9 @@ def test_the_repository_is_named_where_readers_run_things(built_site, lang):
     home = (built_site / config.url_prefix(lang) / "index.html").read_text(encoding="utf-8")
     contributing = "CONTRIBUTING.md" if lang == "en" else "CONTRIBUTING.zh.md"
     assert f'href="{REPO_URL}/blob/main/{contributing}"' in home
+    # the page that asks readers to run a program of the repository says where it is
+    pinned = (built_site / config.url_prefix(lang) / "async" / "pinned-memory" / "index.html").read_text(encoding="utf-8")
+    assert f"git clone {REPO_URL}.git" in unescape(re.sub(r"<[^>]+>", "", pinned))
 
 
 def test_no_repository_placeholder_is_left(built_site):

@@ -193,8 +193,11 @@ def test_language_details_of_each_page(built_site, lang):
         if lang == config.DEFAULT_LANGUAGE and any(page.is_relative_to(built_site / x) for x in config.LANGUAGES[1:]):
             continue
         found = re.search(r'<meta name="description" content="([^"]*)"', page.read_text(encoding="utf-8"))
-        if found:
-            descriptions.setdefault(found.group(1), []).append(page.relative_to(built_site).as_posix())
+        assert found and found.group(1).strip(), (
+            f"{page.relative_to(built_site)} has no description: give its source page a "
+            "`description:` in its front matter (or a first paragraph)"
+        )
+        descriptions.setdefault(found.group(1), []).append(page.relative_to(built_site).as_posix())
     shared = {d: ps for d, ps in descriptions.items() if len(ps) > 1}
     assert len(descriptions) >= 25 and not shared, f"pages sharing a description: {shared}"
 

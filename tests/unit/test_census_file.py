@@ -157,3 +157,15 @@ def test_a_collect_only_run_writes_no_census():
     some = next(iter(census.runnable_keys()))
     state.results[some] = {"status": "passed", "seconds": 0.1}
     assert state.complete_run()
+
+
+def test_the_other_runs_line_counts_in_english_and_chinese(tmp_path, monkeypatch):
+    first = _runs(tmp_path, monkeypatch)
+    block = _first_block(first)
+    _runs(tmp_path, monkeypatch, second_changed={(block["page"], block["line"])})
+    text = report.render("en")
+    assert "1 more block changed since that run and is not counted" in text, text
+    zh = _first_block(first, "zh")
+    _runs(tmp_path, monkeypatch, second_changed={(zh["page"], zh["line"])})
+    assert "另有 1 个代码块在那次运行之后改过，不计入" in report.render("zh")
+    report._recorded.cache_clear()
