@@ -74,11 +74,12 @@ TEXT = {
         "cpu_failed": "{n} 个示例中 {f} 个在 CPU 上失败（torch {torch}）",
         "cpu_none": "{n} 个示例尚未运行",
         "cells": "{n} 个代码单元已在构建站点时运行",
-        "acc_ok": "{n} 个 {acc} 示例已在 {gpu} 上运行",
-        "acc_some": "{n} 个 {acc} 示例中 {p} 个已在 {gpu} 上运行",
+        "acc_ok": "{n} 个 {acc} 示例已在 {gpu} 上运行{ran_with}",
+        "gpu_torch": "（torch {torch}）",
+        "acc_some": "{n} 个 {acc} 示例中 {p} 个已在 {gpu} 上运行{ran_with}",
         "acc_unrun": "{u} 个尚未在 GPU 上运行",
         "acc_none": "{n} 个 {acc} 示例尚未在 GPU 上运行",
-        "acc_failed": "{n} 个 {acc} 示例中 {f} 个在 {gpu} 上失败",
+        "acc_failed": "{n} 个 {acc} 示例中 {f} 个在 {gpu} 上失败{ran_with}",
         "device_unrun": "{n} 个仅限 {device} 的示例未在任何 CI 机器上执行",
         "device_ok": "{n} 个仅限 {device} 的示例已执行",
         "device_failed": "{n} 个仅限 {device} 的示例中 {f} 个失败",
@@ -140,11 +141,12 @@ TEXT = {
         "cpu_failed": "{f} of {n} examples failed on CPU (torch {torch})",
         "cpu_none": "{n} {examples} not yet run",
         "cells": "{n} code {cells_word} ran when the site was built",
-        "acc_ok": "{n} {acc} {examples} ran on {gpu}",
-        "acc_some": "{p} of {n} {acc} examples ran on {gpu}",
+        "acc_ok": "{n} {acc} {examples} ran on {gpu}{ran_with}",
+        "gpu_torch": " (torch {torch})",
+        "acc_some": "{p} of {n} {acc} examples ran on {gpu}{ran_with}",
         "acc_unrun": "{u} not yet run on a GPU",
         "acc_none": "{n} {acc} {examples} not yet run on a GPU",
-        "acc_failed": "{f} of {n} {acc} examples failed on {gpu}",
+        "acc_failed": "{f} of {n} {acc} examples failed on {gpu}{ran_with}",
         "device_unrun": "{n} {device}-only {examples} not executed by any CI machine",
         "device_ok": "{n} {device}-only {examples} executed",
         "device_failed": "{f} of {n} {device}-only examples failed",
@@ -648,16 +650,18 @@ def line_parts(lang: str, st: PageStatus, cpu: Run | None, gpu: Run | None) -> l
             continue
         p, f, u = (len(by[k]) for k in ("passed", "failed", "unrun"))
         examples = _plural(lang, n, "example", "examples")
+        # the GPU and the torch that ran there (a GPU machine's own build, often another version)
         where = html.escape(gpu_names(gpu.machine)) if gpu else ""
+        ran_with = html.escape(t["gpu_torch"].format(torch=gpu.machine["torch"])) if gpu else ""
         if gpu is None or p + f == 0:
             parts.append(_mark(None) + t["acc_none"].format(n=n, acc=name, examples=examples))
         elif f:
-            parts.append(_mark(False) + t["acc_failed"].format(f=f, n=n, acc=name, gpu=where))
+            parts.append(_mark(False) + t["acc_failed"].format(f=f, n=n, acc=name, gpu=where, ran_with=ran_with))
         elif u:
-            parts.append(_mark(True) + t["acc_some"].format(p=p, n=n, acc=name, gpu=where))
+            parts.append(_mark(True) + t["acc_some"].format(p=p, n=n, acc=name, gpu=where, ran_with=ran_with))
             parts.append(_mark(None) + t["acc_unrun"].format(u=u))
         else:
-            parts.append(_mark(True) + t["acc_ok"].format(n=n, acc=name, gpu=where, examples=examples))
+            parts.append(_mark(True) + t["acc_ok"].format(n=n, acc=name, gpu=where, ran_with=ran_with, examples=examples))
     return parts + device_parts(lang, st)
 
 

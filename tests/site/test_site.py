@@ -140,7 +140,8 @@ def test_the_report_names_pages_machines_failures_and_reasons(built_site, lang):
     assert cpu is not None and f"torch {cpu.machine['torch']}" in machines
     gpu = report.gpu_run()
     if gpu is not None:
-        assert report.gpu_names(gpu.machine) in machines
+        # the torch that ran there, exactly (the GPU machine's own build, not the pinned one)
+        assert report.gpu_names(gpu.machine) in machines and f"torch {gpu.machine['torch']}" in machines
     excused = visible_text(re.search(r'id="excused".*?(?=<h2|</article>)', text, re.S).group(0))
     if lang == "zh":
         untranslated = [r for r in report.REASONS_ZH if r in excused]

@@ -515,3 +515,45 @@ def test_a_changed_snippet_or_environment_changes_every_blocks_key(tmp_path, mon
     changed = census.environment_fingerprint.__wrapped__()
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
     assert census.environment_fingerprint.__wrapped__() != changed
+
+
+ANY_TORCH = """\
+# P
+
+'''python
+import torch
+
+print(torch.ones(2).sum().item())
+'''
+
+<!--pytest-codeblocks:expected-output-->
+'''text
+2.0
+'''
+
+<!--pytest.mark.cuda-->
+'''python
+import torch
+
+torch.cuda.synchronize()
+'''
+"""
+
+
+def test_the_mode_for_a_preinstalled_torch_runs_the_blocks_and_records_that_torch(tmp_path):
+    """make test-cuda's mode (DOCS_TORCH=any: the interpreter's own torch, whatever its
+    version) proved with this CPU torch: the CPU block runs, the CUDA block is skipped
+    with its reason, and the census records the torch, its mode and the accelerator."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: the CUDA block would run")
+    root = scratch_project(tmp_path, both(ANY_TORCH))
+    census_path = root / "build" / "validation-any.json"
+    rc, out = run_pytest(root, "docs", "--census", str(census_path), env={"DOCS_TORCH": "any"})
+    assert rc == 0, out[-3000:]
+    assert "PASSED docs/zh/p.md::line 3" in out
+    assert "SKIPPED [1] docs/zh/p.md:15: needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)" in out
+    machine = json.loads(census_path.read_text(encoding="utf-8"))["machine"]
+    assert machine["torch_mode"] == "any" and machine["torch"] == torch.__version__
+    assert machine["accelerator"] == "cpu" and "gpus" not in machine

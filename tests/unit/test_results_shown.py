@@ -55,12 +55,12 @@ def line(lang, cpu_status, gpu_status=None):
 
 def test_the_line_says_what_ran_and_never_passed_and_failed_at_once():
     text, n, cuda = line("en", lambda i: "passed", lambda i: "passed")
-    assert text == f"✓ {n} example{'s' * (n != 1)} ran on CPU (torch 2.13.0) · ✓ {cuda} CUDA examples ran on NVIDIA H100"
+    assert text == f"✓ {n} example{'s' * (n != 1)} ran on CPU (torch 2.13.0) · ✓ {cuda} CUDA examples ran on NVIDIA H100 (torch 2.11.0+cu130)"
     text, n, cuda = line("en", lambda i: "failed" if i == 0 else "passed", lambda i: None)
     assert text.startswith(f"✗ 1 of {n} examples failed on CPU") and "✓" not in text.split("·")[0]
     assert text.endswith(f"○ {cuda} CUDA examples not yet run on a GPU")
     text, n, cuda = line("zh", lambda i: "passed", lambda i: "passed" if i else None)
-    assert text.endswith(f"✓ {cuda} 个 CUDA 示例中 {cuda - 1} 个已在 NVIDIA H100 上运行 · ○ 1 个尚未在 GPU 上运行")
+    assert text.endswith(f"✓ {cuda} 个 CUDA 示例中 {cuda - 1} 个已在 NVIDIA H100 上运行（torch 2.11.0+cu130） · ○ 1 个尚未在 GPU 上运行")
 
 
 def test_a_block_changed_since_the_run_is_not_yet_run():
