@@ -30,6 +30,11 @@ ASCII_QUOTE = re.compile(r'[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]"|"[\u3400-\
 QUOTED_TITLE = re.compile(r'^\s*(?:[!?]{3}\+?\s+[\w-]+(?:\s+[\w-]+)*|===\+?)\s+"')
 
 
+# 复制 stays for code, commands, text and files (复制命令, 复制来的代码); a copy of data is 拷贝
+# (the glossary's 拷贝 row). These phrases only ever mean copying data: 复制到 GPU, 复制回 CPU,
+# 复制进模型, 复制数据, 非阻塞复制 ...
+DATA_COPY = re.compile(r"(?:异步|非阻塞|同步)复制|复制(?:到|回|进|数据|张量|模型|参数|数组|一份)")
+
 @dataclass(frozen=True)
 class Synonym:
     word: str  # what the pages must not write
@@ -121,6 +126,20 @@ def ascii_quotes(docs: Path) -> list[str]:
     return found
 
 
+def data_copies(docs: Path) -> list[str]:
+    """page:line for each 复制 in Chinese prose that means a copy of data (write 拷贝)."""
+    found = []
+    for source in chinese_sources(docs):
+        lines = notebook_prose(source) if source.suffix == ".py" else page_prose(source)
+        for number, line in enumerate(lines, 1):
+            for m in DATA_COPY.finditer(line):
+                phrase = m.group(0)
+                found.append(
+                    f"{config.rel(source)}:{number}: write {phrase.replace('复制', '拷贝')} instead of "
+                    f"{phrase} (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})"
+                )
+    return found
+
 def test_chinese_prose_quotes_with_chinese_marks():
     found = ascii_quotes(config.DOCS)
     assert not found, "ASCII quotes in Chinese prose:\n" + "\n".join(found)
@@ -138,6 +157,26 @@ def test_a_planted_ascii_quote_is_caught(tmp_path):
         f"{config.rel(page)}:7: write “…” instead of \"…\" in Chinese prose"
     ]
 
+
+def test_chinese_prose_writes_kaobei_for_data_copies():
+    found = data_copies(config.DOCS)
+    assert not found, "复制 for a copy of data in Chinese prose:\n" + "\n".join(found)
+
+
+def test_a_planted_data_copy_is_caught(tmp_path):
+    page = tmp_path / "docs" / CHINESE / "planted.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "# 标题\n\n复制命令，或者从旧教程复制来的代码。\n\n"
+        "先把张量复制到 GPU，再异步复制回来。\n\n"
+        "`复制到` 在代码里可以。\n\n```python\nx = 1  # 复制到 GPU\n```\n",
+        encoding="utf-8",
+    )
+    where = f"{config.rel(page)}:5"
+    assert data_copies(tmp_path / "docs") == [
+        f"{where}: write 拷贝到 instead of 复制到 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
+        f"{where}: write 异步拷贝 instead of 异步复制 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
+    ]
 
 def test_the_glossary_rejects_synonyms():
     synonyms = rejected_synonyms(config.DOCS)
