@@ -102,7 +102,10 @@ $(ANY_SITE)/.installed: tests/requirements/any-torch.txt
 	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements/any-torch.txt
 	touch $@
 
+# The machine's own allocator and TF32 settings would change what the memory and
+# precision blocks measure: the run starts without them.
 test-cuda: $(ANY_SITE)/.installed
+	env -u PYTORCH_CUDA_ALLOC_CONF -u PYTORCH_ALLOC_CONF TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=0 \
 	PYTHONPATH=$(CURDIR)/$(ANY_SITE):$(CURDIR)/tests DOCS_TORCH=any $(SYSTEM_PYTHON) -m pytest \
 	  docs tests/content/test_census.py tests/content/test_parity.py -p no:cacheprovider $(CUDA_PYTEST_ARGS) $(PYTEST_ARGS)
 

@@ -538,10 +538,11 @@ def longest_blocks_first(items) -> None:
 SITE_TIER = "tests/site/"
 SITE_UNITS = {"tests/site/test_browser.py": "site: pages in Chromium", "tests/site/test_search.py": "site: search"}
 OFFLINE_TESTS = "tests/site/test_offline.py"
-# Pages whose blocks measure time or bandwidth: each such page runs in one
-# worker, block after block (on a GPU the other workers still run small blocks
-# beside them: the timing blocks' margins are made for a busy GPU).
-TOGETHER_PAGES = tuple(f"docs/{lang}/async/" for lang in LANGUAGES)
+# Pages whose blocks measure time, bandwidth or memory: each such page runs in
+# one worker, block after block (on a GPU the other workers still run small blocks
+# beside them: the timing blocks' margins are made for a busy GPU; the GPU job's
+# default -n0 gives the memory blocks the device to themselves).
+TOGETHER_PAGES = tuple(f"docs/{lang}/{part}/" for lang in LANGUAGES for part in ("async", "performance"))
 
 
 @pytest.hookimpl(optionalhook=True)
