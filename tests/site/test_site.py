@@ -209,3 +209,34 @@ def test_the_sitemap_lists_the_notebooks(built_site):
         lang, *parts = notebook.relative_to(config.DOCS).parts
         url = config.url_prefix(lang) + "/".join(parts)[: -len(".py")] + "/"
         assert re.search(rf"<loc>[^<]*/{re.escape(url)}</loc>", sitemap), f"{url} is not in the sitemap"
+
+
+TRANSFER_BUDGET = 500_000  # bytes a page's first load transfers, compressed as GitHub Pages serves it
+
+
+def test_every_page_loads_within_the_budget_as_served(built_site):
+    """Each page with the stylesheets and scripts it references, gzip-compressed as a
+    compressing host (GitHub Pages) transfers them, stays within the first-load budget
+    (the browser tests measure the home pages uncompressed, and the search index, which
+    loads on intent, is not part of a first load). The print pages hold the whole guide
+    in one page, on purpose: they are left out."""
+    import gzip
+
+    sizes, over = {}, []
+    for page in built_site.rglob("*.html"):
+        rel = page.relative_to(built_site).as_posix()
+        if rel.endswith("print/index.html"):
+            continue
+        text = page.read_text(encoding="utf-8")
+        files = {page}
+        for ref in re.findall(r'<(?:script[^>]*\ssrc|link[^>]*\shref)="([^"#?]+)', text):
+            target = (page.parent / ref).resolve()
+            if ref.endswith((".js", ".css")) and "://" not in ref and target.is_file():
+                files.add(target)
+        for f in files:
+            if f not in sizes:
+                sizes[f] = len(gzip.compress(f.read_bytes(), 6))
+        total = sum(sizes[f] for f in files)
+        if total > TRANSFER_BUDGET:
+            over.append(f"{rel}: {total} bytes")
+    assert not over, "pages over the first-load budget (gzip):\n" + "\n".join(over)
