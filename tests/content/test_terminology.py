@@ -35,6 +35,7 @@ QUOTED_TITLE = re.compile(r'^\s*(?:[!?]{3}\+?\s+[\w-]+(?:\s+[\w-]+)*|===\+?)\s+"
 # 复制进模型, 复制数据, 非阻塞复制 ...
 DATA_COPY = re.compile(r"(?:异步|非阻塞|同步)复制|复制(?:到|回|进|数据|张量|模型|参数|数组|一份)")
 
+
 @dataclass(frozen=True)
 class Synonym:
     word: str  # what the pages must not write
@@ -99,46 +100,43 @@ def chinese_sources(docs: Path) -> list[Path]:
     return [p for p in [*pages.pages(docs), *pages.notebooks(docs)] if p.is_relative_to(root)]
 
 
-def problems(docs: Path) -> list[str]:
-    """page:line: what to write instead, for each rejected synonym in Chinese prose."""
-    synonyms = rejected_synonyms(docs)
-    found = []
+def prose_lines(docs: Path):
+    """("page:line", text) for each line of Chinese prose (code left out)."""
     for source in chinese_sources(docs):
         lines = notebook_prose(source) if source.suffix == ".py" else page_prose(source)
         for number, line in enumerate(lines, 1):
-            for word, synonym in synonyms.items():
-                if word in line:
-                    found.append(
-                        f"{config.rel(source)}:{number}: write {synonym.term} instead of "
-                        f"{word} (one word per concept: {synonym.where})"
-                    )
-    return found
+            yield f"{config.rel(source)}:{number}", line
+
+
+def problems(docs: Path) -> list[str]:
+    """page:line: what to write instead, for each rejected synonym in Chinese prose."""
+    synonyms = rejected_synonyms(docs)
+    return [
+        f"{where}: write {synonym.term} instead of {word} (one word per concept: {synonym.where})"
+        for where, line in prose_lines(docs)
+        for word, synonym in synonyms.items()
+        if word in line
+    ]
 
 
 def ascii_quotes(docs: Path) -> list[str]:
     """page:line for each ASCII double quote that Chinese prose uses as a quotation mark."""
-    found = []
-    for source in chinese_sources(docs):
-        lines = notebook_prose(source) if source.suffix == ".py" else page_prose(source)
-        for number, line in enumerate(lines, 1):
-            if not QUOTED_TITLE.match(line) and ASCII_QUOTE.search(line):
-                found.append(f"{config.rel(source)}:{number}: write “…” instead of \"…\" in Chinese prose")
-    return found
+    return [
+        f"{where}: write “…” instead of \"…\" in Chinese prose"
+        for where, line in prose_lines(docs)
+        if not QUOTED_TITLE.match(line) and ASCII_QUOTE.search(line)
+    ]
 
 
 def data_copies(docs: Path) -> list[str]:
     """page:line for each 复制 in Chinese prose that means a copy of data (write 拷贝)."""
-    found = []
-    for source in chinese_sources(docs):
-        lines = notebook_prose(source) if source.suffix == ".py" else page_prose(source)
-        for number, line in enumerate(lines, 1):
-            for m in DATA_COPY.finditer(line):
-                phrase = m.group(0)
-                found.append(
-                    f"{config.rel(source)}:{number}: write {phrase.replace('复制', '拷贝')} instead of "
-                    f"{phrase} (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})"
-                )
-    return found
+    return [
+        f"{where}: write {m[0].replace('复制', '拷贝')} instead of {m[0]} "
+        f"(拷贝 for copies of data, 复制 for code and text: {GLOSSARY})"
+        for where, line in prose_lines(docs)
+        for m in DATA_COPY.finditer(line)
+    ]
+
 
 def test_chinese_prose_quotes_with_chinese_marks():
     found = ascii_quotes(config.DOCS)
@@ -177,6 +175,7 @@ def test_a_planted_data_copy_is_caught(tmp_path):
         f"{where}: write 拷贝到 instead of 复制到 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
         f"{where}: write 异步拷贝 instead of 异步复制 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
     ]
+
 
 def test_the_glossary_rejects_synonyms():
     synonyms = rejected_synonyms(config.DOCS)

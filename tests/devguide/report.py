@@ -883,7 +883,7 @@ def render(lang: str, mkdocs_config=None, files=None) -> str:
             passed=count["passed"], failed=count["failed"], skipped=count["skipped"], changed=count["unrun"],
             passed_word=_plural(lang, count["passed"], "block", "blocks"),
             changed_word=_plural(lang, count["unrun"], "block", "blocks"),
-            are="" if lang != "en" else ("is" if count["unrun"] == 1 else "are"),
+            are="is" if count["unrun"] == 1 else "are",  # English only
             source=t["src_other"].format(torch=label),
         ))
     if gpu:
