@@ -29,7 +29,7 @@ build: setup
 # A copy of the site that works from a folder (file://), zipped for download.
 # The shim comes from the npm registry's tarball, checksum pinned (devguide.vendor; no npm needed).
 SHIM := build/vendor/iframe-worker/shim/index.js
-$(SHIM): tests/devguide/vendor.py | setup
+$(SHIM): devguide/vendor.py | setup
 	$(PY) -m devguide.vendor iframe-worker
 	touch $@
 
@@ -57,10 +57,10 @@ browser: setup
 	$(PY) -m devguide.browser
 
 # axe-core, the accessibility engine the browser tests inject into pages, from
-# the npm registry's tarball with its checksum pinned (tests/devguide/vendor.py;
+# the npm registry's tarball with its checksum pinned (devguide/vendor.py;
 # no npm needed; NPM_CONFIG_REGISTRY names a mirror).
 AXE := build/vendor/axe-core/axe.min.js
-$(AXE): tests/devguide/vendor.py | setup
+$(AXE): devguide/vendor.py | setup
 	$(PY) -m devguide.vendor axe-core
 	touch $@
 
@@ -95,18 +95,21 @@ SYSTEM_PYTHON ?= python3
 ANY_SITE := .venv-any-torch
 CUDA_PYTEST_ARGS ?= -n0
 WHEELS ?=
-$(ANY_SITE)/.installed: tests/requirements/any-torch.txt
+# The project itself (devguide, with its pytest plugin's entry point) is installed
+# there too, built with the setuptools that any-torch.txt names.
+$(ANY_SITE)/.installed: tests/requirements/any-torch.txt pyproject.toml $(wildcard devguide/*.py devguide/*/*.py devguide/*.json)
 	@$(SYSTEM_PYTHON) -c 'import torch' || { echo "make test-cuda: $(SYSTEM_PYTHON) has no torch; name the interpreter that has it: make test-cuda SYSTEM_PYTHON=/path/to/python"; exit 1; }
 	rm -rf $(ANY_SITE)
 	$(SYSTEM_PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --target $(ANY_SITE) \
-	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements/any-torch.txt
+	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements/any-torch.txt .
+	rm -rf build/lib build/bdist.* *.egg-info
 	touch $@
 
 # The machine's own allocator and TF32 settings would change what the memory and
 # precision blocks measure: the run starts without them.
 test-cuda: $(ANY_SITE)/.installed
 	env -u PYTORCH_CUDA_ALLOC_CONF -u PYTORCH_ALLOC_CONF TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=0 \
-	PYTHONPATH=$(CURDIR)/$(ANY_SITE):$(CURDIR)/tests DOCS_TORCH=any $(SYSTEM_PYTHON) -m pytest \
+	PYTHONPATH=$(CURDIR)/$(ANY_SITE) DOCS_TORCH=any $(SYSTEM_PYTHON) -m pytest \
 	  docs tests/content/test_census.py tests/content/test_parity.py -p no:cacheprovider $(CUDA_PYTEST_ARGS) $(PYTEST_ARGS)
 
 # The blocks only (and the harness's own tests): no site build, no browser.

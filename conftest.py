@@ -1,13 +1,13 @@
 """For a run with pytest-codeblocks' own plugin, without this project's harness:
 
-    pytest -o addopts="" --codeblocks docs/zh/devices/moving.md
+    pytest -o addopts="" -p no:devguide --codeblocks docs/zh/devices/moving.md
 
 The pages stay runnable that way (the design's extractor, nothing of ours), but
 that plugin does not know our marks: here, a block marked
 ``<!--pytest.mark.cuda-->``, ``mps`` or ``xpu`` is skipped when no such device is
 present, and an excused one (``skip(reason=…)``) is skipped by pytest itself.
-The project's own runs (``-p devguide.plugin``) do not pass through this hook's
-branch.
+The project's own runs (the plugin ``devguide``, loaded by its entry point) do
+not pass through this hook's branch.
 """
 
 import pytest

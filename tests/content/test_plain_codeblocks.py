@@ -31,7 +31,7 @@ def test_one_page_per_section_runs_with_the_plain_pytest_codeblocks_plugin(tmp_p
     paths = [str(config.DOCS / config.DEFAULT_LANGUAGE / page) for page in ONE_PAGE_PER_SECTION]
     env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:cacheprovider", "-q", "-rfs",
+        [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "no:devguide", "-p", "no:cacheprovider", "-q", "-rfs",
          f"--rootdir={config.REPO}", "--codeblocks", *paths],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
     )

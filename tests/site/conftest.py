@@ -1,7 +1,7 @@
 """Fixtures of the site tier: the built site, a local server, Chromium.
 
 Visible only to tests/site/. pytest-xdist hands this tier to the workers in a
-few units (devguide.plugin's scheduler); the site is built once per run, by the
+few units (devguide.pytest_plugin's scheduler); the site is built once per run, by the
 first worker that needs it, beside the blocks that the other workers run.
 """
 
@@ -33,7 +33,7 @@ def _shared(request, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def built_site(request, tmp_path_factory):
     """The site built with --strict, once per session. The site tier is split over
-    the pytest-xdist workers (devguide.plugin): the first worker that needs the site
+    the pytest-xdist workers (devguide.pytest_plugin): the first worker that needs the site
     builds it while holding a file lock, the others wait for that build and read
     its result (pytest-xdist's documented way to run a session fixture once). It
     runs beside the blocks, so its validation report shows the last complete run's

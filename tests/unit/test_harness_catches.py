@@ -13,7 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from devguide import apicheck, config, pages, plugin, report, running, site
+from devguide import apicheck, config, pages, report, running, site
+from devguide import pytest_plugin as plugin
 from devguide.parity import parity_problems, twins
 
 

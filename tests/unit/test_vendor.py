@@ -33,7 +33,7 @@ def test_another_file_from_the_registry_is_refused_and_nothing_is_unpacked(tmp_p
     package = vendor.PACKAGES["axe-core"]
     (tmp_path / "axe-core").mkdir()
     (tmp_path / "axe-core" / "axe.min.js").write_text("the good copy")
-    with pytest.raises(vendor.VendorError, match=r"checksum .* expected sha512-.*tests/devguide/vendor.py"):
+    with pytest.raises(vendor.VendorError, match=r"checksum .* expected sha512-.*devguide/vendor.py"):
         vendor.unpack(package, tarball({"package/axe.min.js": b"tampered"}), tmp_path / "axe-core")
     assert (tmp_path / "axe-core" / "axe.min.js").read_text() == "the good copy"
 

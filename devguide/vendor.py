@@ -79,7 +79,7 @@ def unpack(package: Package, data: bytes, target: Path) -> Path:
     if found != package.integrity:
         raise VendorError(
             f"{package.name} {package.version}: the tarball's checksum is {found}, "
-            f"expected {package.integrity} (tests/devguide/vendor.py); a registry or proxy "
+            f"expected {package.integrity} (devguide/vendor.py); a registry or proxy "
             "served another file: nothing was unpacked"
         )
     scratch = target.with_name(target.name + ".partial")

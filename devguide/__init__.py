@@ -8,10 +8,12 @@ One module per concern:
 * ``apicheck`` -- the torch names of CUDA-, MPS- and XPU-only blocks, checked where the device is missing
 * ``parity``   -- the two languages of a page agree (``--fix`` copies code across)
 * ``census``   -- owns build/validation.json (format, schema, robust loading)
-* ``plugin``   -- the pytest plugin (``-p devguide.plugin``)
-* ``report``   -- the census rendered into the site (the mkdocs hook imports it)
-* what readers take away (the hook ``reader_features.py`` imports ``reader_site``, which
-  uses): ``repository`` (repo_url, edit and issue links), ``downloads`` (each page's code
+* ``pytest_plugin`` -- the pytest plugin (entry point ``pytest11``: loaded by name)
+* ``mkdocs_plugin`` -- the MkDocs plugin (``plugins: - devguide``), which registers the event
+  handlers of ``site_hooks/`` (notebooks with i18n, per-language search, the offline copy,
+  Chinese line breaks, how pages read), ``report`` and ``reader_site``
+* ``report``   -- the census rendered into the site
+* what readers take away (``reader_site``, which uses): ``repository`` (repo_url, edit and issue links), ``downloads`` (each page's code
   as ``.py``, notebooks as ``.ipynb``), ``llms`` (each page's Markdown, llms.txt),
   ``printing`` (the whole guide on one page)
 * ``site``, ``links``, ``lint``, ``browser``, ``bench`` -- the built site, source links,

@@ -1,4 +1,4 @@
-"""The test results rendered into the site (the mkdocs hook ``docs/overrides/hooks/validation_report.py``).
+"""The test results rendered into the site (run by the MkDocs plugin ``devguide``).
 
 Each page gets one line under its title saying what ran, linking to the page's
 row of the "Validation report" page (``<!-- validation-report -->``), which

@@ -1,7 +1,7 @@
 """Where things are: the repository, its languages, the build outputs, the pinned torch.
 
-The repository root is the folder this package sits in (``tests/devguide`` →
-two levels up), or ``DEVGUIDE_ROOT`` when set (the harness's own tests run it on
+The repository root is the folder this package sits in (``devguide/``'s
+parent), or ``DEVGUIDE_ROOT`` when set (the harness's own tests run it on
 scratch copies of the project). The languages come from ``mkdocs.yml`` (the
 i18n plugin's list, default language first), so adding one is a config change.
 """
@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-REPO = Path(os.environ.get("DEVGUIDE_ROOT") or Path(__file__).resolve().parents[2]).resolve()
+REPO = Path(os.environ.get("DEVGUIDE_ROOT") or Path(__file__).resolve().parents[1]).resolve()
 DOCS = REPO / "docs"
 BUILD = REPO / "build"
 SITE = BUILD / "site"

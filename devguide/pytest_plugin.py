@@ -1,6 +1,7 @@
 """pytest plugin: every python and bash block of every page is a test.
 
-Loaded with ``-p devguide.plugin`` (pyproject.toml). Test ids name the page and
+Loaded by its entry point (``pytest11`` in pyproject.toml; ``-p no:devguide``
+turns it off). Test ids name the page and
 line: ``docs/zh/getting-started/index.md::line 42``; each page also has a
 ``twin`` item (its other-language twin exists and agrees). Marks come from HTML
 comments right above a fence (see CONTRIBUTING.md):

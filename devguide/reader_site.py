@@ -1,5 +1,5 @@
-"""The site's reader features, as mkdocs events (the hook
-``docs/overrides/hooks/reader_features.py`` only imports them).
+"""The site's reader features, as mkdocs events (the MkDocs plugin ``devguide``,
+devguide/mkdocs_plugin.py, registers them).
 
 Per language build (mkdocs-static-i18n builds each language in turn):
 

@@ -123,10 +123,7 @@ def build_site(config_file="mkdocs.yml", site_dir: Path | None = None, cwd: Path
 
     from devguide import config
 
-    # the hooks import devguide: this repository's, not whichever one pip installed
-    # editable (a second worktree shares the first one's venv)
-    path = os.pathsep.join(p for p in (str(config.REPO / "tests"), os.environ.get("PYTHONPATH", "")) if p)
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=path)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config_file), "-d", str(site_dir or config.SITE)],
         cwd=cwd or config.REPO, env=env, capture_output=True, text=True, timeout=600,

@@ -384,12 +384,9 @@ def thread_share() -> dict:
 
 
 def _env() -> dict:
-    """The environment of the zygote: this package importable even where it is not installed;
-    torch's threads set before it is imported (thread_share)."""
-    package_parent = str(Path(__file__).resolve().parents[1])
-    path = os.environ.get("PYTHONPATH", "")
-    return dict(os.environ, PYTHONUNBUFFERED="1", **thread_share(),
-                PYTHONPATH=os.pathsep.join([package_parent, path]) if path else package_parent)
+    """The environment of the zygote: torch's threads set before it is imported
+    (thread_share). It imports devguide as every process does: installed."""
+    return dict(os.environ, PYTHONUNBUFFERED="1", **thread_share())
 
 
 # --------------------------------------------------------------------------- the pytest side
@@ -404,7 +401,7 @@ class Zygote:
 
     def launch(self) -> None:
         """Start the zygote without waiting for it: it imports torch (~3 s of CPU)
-        while pytest goes on collecting (devguide.plugin does this when the run
+        while pytest goes on collecting (devguide.pytest_plugin does this when the run
         will run blocks). Nothing when one is running already."""
         if self.proc is not None and self.proc.poll() is None:
             return
