@@ -9,6 +9,7 @@
     python -m devguide check-site [DIR]        # links, anchors, external requests of a built site
     python -m devguide bench                   # where the time of make test goes
     python -m devguide search-bench [SITE]     # the search benchmark alone, on a built site
+    python -m devguide real-bench [SITE]       # real users' questions and pasted errors, on a built site
 """
 
 from __future__ import annotations
@@ -156,6 +157,12 @@ def cmd_search_bench(args) -> int:
     return searchbench.main(Path(args.site) if args.site else None)
 
 
+def cmd_real_bench(args) -> int:
+    from devguide import realbench
+
+    return realbench.main(Path(args.site) if args.site else None)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m devguide", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -180,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("search-bench", help="search quality, speed and bytes on a built site")
     p.add_argument("site", nargs="?", help="the built site (default build/site)")
     p.set_defaults(func=cmd_search_bench)
+    p = sub.add_parser("real-bench", help="real questions and pasted errors (with sources) on a built site")
+    p.add_argument("site", nargs="?", help="the built site (default build/site)")
+    p.set_defaults(func=cmd_real_bench)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -146,6 +146,9 @@ def main() -> int:
         from devguide import searchbench
 
         searchbench.main(site)  # quality per language and kind, latency, bytes
+        from devguide import realbench
+
+        realbench.main(site)  # real users' questions and pasted errors
     except Exception as exc:  # noqa: BLE001 - Chromium missing: say so, keep the rest
         print(f"browser numbers unavailable: {exc}")
     return 0 if done.returncode == 0 and warm_done.returncode == 0 else 1

@@ -18,6 +18,7 @@ from mkdocs.plugins import BasePlugin, CombinedEvent
 from devguide import reader_site, report
 from devguide.site_hooks import (
     cjk_line_breaks,
+    error_pages,
     notebooks_with_i18n,
     offline_build,
     reading,
@@ -31,6 +32,7 @@ PARTS: tuple[ModuleType, ...] = (
     search_per_language,  # one search index per language, the site's own worker
     offline_build,  # the offline copy's search shim served from the site
     cjk_line_breaks,  # no spaces between Chinese lines
+    error_pages,  # the error reference's hub lists each family page's entries
     reader_site,  # downloads, Markdown copies, llms.txt, the print page
     reading,  # output blocks, descriptions, language tags, 404 pages
 )

@@ -1,0 +1,82 @@
+"""The error reference: one page per family of messages, and a hub that lists them.
+
+``docs/<lang>/reference/errors/<family>.md`` holds the entries of one family, each
+a level-2 heading with the message as its title and a stable anchor
+(``## RuntimeError: … { #anchor }``). The hub, ``reference/errors/index.md``,
+writes each family's heading itself and a marker ``<!--devguide:error-list
+FAMILY-->`` under it; the marker becomes the list of that family's entries, with
+short titles, read from the family page, so the hub never lists an entry that is
+not there or misses one. A family page without a marker on the hub fails the
+build with both paths named.
+
+Headings keep the whole message (search matches it); the table of contents and
+the hub show it short (``short_title``): no exception class, at most about 60
+characters.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+MARKER = re.compile(r"<!--devguide:error-list ([\w-]+)-->")
+ENTRY = re.compile(r"^## (.+?) \{ #([\w-]+) \}[ \t]*$", re.M)
+# "RuntimeError: ", "torch.OutOfMemoryError: ", "UserWarning: ", "[rank0]: "…
+PREFIX = re.compile(r"^(?:\[rank\d+\]:\s*)?(?:[\w.]*(?:Error|Exception|Warning|Interrupt|Failure)\s*:\s+)")
+LIMIT = 60
+
+
+def short_title(message: str, limit: int = LIMIT) -> str:
+    """The message without its exception class and code marks, cut at a word
+    boundary near ``limit`` characters."""
+    text = PREFIX.sub("", message.replace("`", "").strip()).strip()
+    text = re.sub(r"\\(.)", r"\1", text)  # Markdown escapes (\_\_main\_\_)
+    if len(text) <= limit:
+        return text.rstrip(".")
+    cut = text[: limit + 1].rsplit(" ", 1)[0].rstrip(" ,.;:(")
+    return cut + " …"
+
+
+def is_error_page(page) -> bool:
+    path = Path(page.file.abs_src_path or "")
+    return path.parent.name == "errors" and path.parent.parent.name == "reference"
+
+
+def entries(path: Path) -> list[tuple[str, str]]:
+    """(message, anchor) of each entry of a family page, in page order."""
+    return ENTRY.findall(path.read_text(encoding="utf-8"))
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    if not is_error_page(page) or page.file.name != "index":
+        return markdown
+    folder = Path(page.file.abs_src_path).parent
+    listed = set(MARKER.findall(markdown))
+    missing = sorted(p.stem for p in folder.glob("*.md") if p.stem != "index" and p.stem not in listed)
+    if missing:
+        raise PluginError(
+            f"{page.file.src_uri}: no <!--devguide:error-list FAMILY--> for "
+            + ", ".join(f"{folder.name}/{m}.md" for m in missing)
+            + ": add a heading and the marker for each family page to the hub"
+        )
+
+    def expand(match: re.Match) -> str:
+        family = match.group(1)
+        path = folder / f"{family}.md"
+        if not path.exists():
+            raise PluginError(f"{page.file.src_uri}: the marker names {family}, but {path} does not exist")
+        return "\n".join(f"- [{short_title(message)}]({family}.md#{anchor})" for message, anchor in entries(path))
+
+    return MARKER.sub(expand, markdown)
+
+
+def on_page_content(content: str, page, config, files) -> str:
+    """The table of contents of a family page shows each message short."""
+    if is_error_page(page) and page.file.name != "index":
+        for top in page.toc:
+            for item in top.children:
+                item.title = html.escape(short_title(html.unescape(item.title)), quote=False)
+    return content
