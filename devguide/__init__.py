@@ -12,7 +12,10 @@ One module per concern:
 * ``mkdocs_plugin`` -- the MkDocs plugin (``plugins: - devguide``), which registers the event
   handlers of ``site_hooks/`` (notebooks with i18n, per-language search, the offline copy,
   Chinese line breaks, how pages read), ``report`` and ``reader_site``
-* ``report``   -- the census rendered into the site
+* the test results in the site: ``results`` (the runs read from the census files, per page
+  and block), ``report_words`` (their words in zh and en), ``report`` (the validation
+  report page and the two event handlers), ``validated_line`` (the line under each page
+  title), ``gpu_outputs`` (what CUDA blocks printed on a GPU, under them)
 * what readers take away (``reader_site``, which uses): ``repository`` (repo_url, edit and issue links), ``downloads`` (each page's code
   as ``.py``, notebooks as ``.ipynb``), ``llms`` (each page's Markdown, llms.txt),
   ``printing`` (the whole guide on one page)

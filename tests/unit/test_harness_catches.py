@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from devguide import apicheck, config, pages, report, running, site
+from devguide import apicheck, config, gpu_outputs, pages, running, site
 from devguide import pytest_plugin as plugin
 from devguide.parity import parity_problems, twins
 
@@ -271,7 +271,7 @@ def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
     markdown = source.split("---\n", 2)[2]  # mkdocs hands hooks the page without front matter
     src = "docs/en/p.md"
     gpu = tmp_path / "gpu"
-    assert '!!! note "No GPU measurement yet"' in report.gpu_outputs(markdown, page_file, src, "en", gpu)
+    assert '!!! note "No GPU measurement yet"' in gpu_outputs.gpu_outputs(markdown, page_file, src, "en", gpu)
     (gpu / "artifacts" / "outputs").mkdir(parents=True)
     (gpu / "validation.json").write_text(json.dumps({
         "generated": "2026-11-20T03:17:00Z",
@@ -279,10 +279,10 @@ def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
         "fences": [],
     }))
     (gpu / "artifacts" / "outputs" / "docs__en__p.md__8.txt").write_text("h2d pinned 24.1 GB/s\n")
-    shown = report.gpu_outputs(markdown, page_file, src, "en", gpu)
+    shown = gpu_outputs.gpu_outputs(markdown, page_file, src, "en", gpu)
     assert '!!! info "Measured on a GPU: torch 2.13.0+cu130 · NVIDIA L4, 2026-11-20"' in shown
     assert "    ```text\n    h2d pinned 24.1 GB/s\n    ```" in shown
-    shown = report.gpu_outputs(markdown, page_file, src, "zh", gpu)
+    shown = gpu_outputs.gpu_outputs(markdown, page_file, src, "zh", gpu)
     assert '!!! info "GPU 实测：torch 2.13.0+cu130 · NVIDIA L4，2026-11-20"' in shown
     assert "<!-- gpu-output -->" not in shown
 
