@@ -4,7 +4,9 @@ One module per concern:
 
 * ``config``   -- the repository, its languages (from mkdocs.yml), build paths, the pinned torch
 * ``pages``    -- fences and blocks: the only parser (pytest-codeblocks extracts the blocks)
-* ``running``  -- running a block (``runner``: one process per block) and checking its output
+* ``running``  -- running a block and checking its output (the pytest side); ``runner``:
+  the zygote's side, one process per block; ``sandbox``: what a block may touch and use
+  (its folders, Landlock and the repository guard, its memory, threads and time)
 * ``apicheck`` -- the torch names of CUDA-, MPS- and XPU-only blocks, checked where the device is missing
 * ``parity``   -- the two languages of a page agree (``--fix`` copies code across)
 * ``census``   -- owns build/validation.json (format, schema, robust loading)

@@ -38,7 +38,7 @@ MARKS = {
     "mps": "needs an Apple-silicon MPS device: no CI machine runs it",
     "xpu": "needs an Intel GPU (XPU device): no CI machine runs it",
     "skip": "excused: never run; the reason is shown in the validation report",
-    "timeout": "a time limit in seconds other than the default (devguide/runner.py DEFAULT_TIMEOUT)",
+    "timeout": "a time limit in seconds other than the default (devguide/sandbox.py DEFAULT_TIMEOUT)",
     "pinned": "shows the pinned torch version (pyproject.toml): checked in the pinned run "
     "(make test); a run with another torch (make test-cuda) skips it",
 }

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from devguide import census, config, runner, running, summary
+from devguide import census, config, running, sandbox, summary
 from devguide.apicheck import unresolved_torch_attributes
 from devguide.config import LANGUAGES, REPO, DocsError, rel
 from devguide.pages import DEVICE_MARKS, MARKS, Block, page_blocks
@@ -76,7 +76,7 @@ class RunState:
     collected: set[tuple[str, int]] = field(default_factory=set)
     pending_outputs: dict[tuple[str, int], str] = field(default_factory=dict)
     site_built: bool = False
-    guard: runner.RepoGuard | None = None
+    guard: sandbox.RepoGuard | None = None
     reusable: dict[str, dict] | None = None  # --reuse-unchanged: census.reusable_results, loaded once
 
     # ---- hooks (registered as a plugin object, so they reach this state)
@@ -271,7 +271,7 @@ def pytest_sessionstart(session):
             returncode=3,
         )
     if _runs_blocks(session.config):
-        runner.default_zygote().launch()  # it imports torch while pytest collects
+        running.default_zygote().launch()  # it imports torch while pytest collects
 
 
 def _runs_blocks(config_) -> bool:
@@ -357,7 +357,7 @@ class DocsBlock(pytest.Item):
                 _use_item_location=True,
             )
         run = state(self.config)
-        key = census.reuse_key(block)
+        key = census.reuse_key(block, sandbox.block_limits())
         if self._reuse(run, key):
             return
         try:
@@ -375,9 +375,9 @@ class DocsBlock(pytest.Item):
         block = self.block
         # Where the kernel has Landlock, a block cannot write into the repository at
         # all; elsewhere the guard notices and restores what it changed.
-        if not runner.landlock_abi() and run.guard is None:
-            run.guard = runner.RepoGuard(REPO)
-        guard = None if runner.landlock_abi() else run.guard
+        if not sandbox.landlock_abi() and run.guard is None:
+            run.guard = sandbox.RepoGuard(REPO)
+        guard = None if sandbox.landlock_abi() else run.guard
         if guard:
             guard.before()
         try:

@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from devguide import census, config, pages, runner, running
+from devguide import census, config, pages, running, sandbox
 
 F = "`" * 3
 
@@ -310,7 +310,7 @@ def test_a_block_cannot_change_the_repository(planted):
     back (the guard itself is tested below, in this process)."""
     root, _, out, license_before = planted
     failure = _repo_failure(out)
-    if runner.landlock_abi():
+    if sandbox.landlock_abi():
         assert "PermissionError" in failure and "may not write into the repository" in failure
     else:
         assert "the repository changed while this block ran" in failure
@@ -368,7 +368,7 @@ def test_the_guard_restores_what_a_block_changed(tmp_path):
     (tmp_path / "snippets").mkdir()
     (tmp_path / "LICENSE").write_text("license")
     (tmp_path / "snippets" / "a.py").write_text("a = 1")
-    guard = runner.RepoGuard(tmp_path)
+    guard = sandbox.RepoGuard(tmp_path)
     guard.before()
     (tmp_path / "LICENSE").unlink()
     (tmp_path / "snippets" / "a.py").write_text("a = 2, changed by a block")
@@ -508,13 +508,13 @@ def test_a_changed_snippet_or_environment_changes_every_blocks_key(tmp_path, mon
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "a.py").write_text("x = 1\n", encoding="utf-8")
     monkeypatch.setattr(config, "REPO", tmp_path)
-    before = census.environment_fingerprint.__wrapped__()
-    assert census.environment_fingerprint.__wrapped__() == before
+    before = census.environment_fingerprint.__wrapped__(sandbox.block_limits())
+    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) == before
     (tmp_path / "snippets" / "a.py").write_text("x = 2\n", encoding="utf-8")
-    assert census.environment_fingerprint.__wrapped__() != before
-    changed = census.environment_fingerprint.__wrapped__()
+    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) != before
+    changed = census.environment_fingerprint.__wrapped__(sandbox.block_limits())
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
-    assert census.environment_fingerprint.__wrapped__() != changed
+    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) != changed
 
 
 ANY_TORCH = """\
