@@ -3,7 +3,9 @@
 One module per concern:
 
 * ``config``   -- the repository, its languages (from mkdocs.yml), build paths, the pinned torch
-* ``pages``    -- fences and blocks: the only parser (pytest-codeblocks extracts the blocks)
+* ``pages``    -- fences: the only parser (each fence classified, or its problem named);
+  ``marks``: the comments above a fence (marks, keywords, outputs for other torch versions);
+  ``blocks``: the runnable blocks, as pytest-codeblocks extracts them, with their page lines
 * ``running``  -- running a block and checking its output (the pytest side); ``runner``:
   the zygote's side, one process per block; ``sandbox``: what a block may touch and use
   (its folders, Landlock and the repository guard, its memory, threads and time)

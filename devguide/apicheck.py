@@ -8,7 +8,7 @@ import ast
 import importlib
 import sys
 
-from devguide.pages import Block
+from devguide.blocks import Block
 
 # --------------------------------------------------------------------------- API check
 

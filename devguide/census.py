@@ -32,15 +32,14 @@ import warnings
 from pathlib import Path
 
 from devguide import config
+from devguide.blocks import Block, page_blocks
 from devguide.config import DocsError, rel
+from devguide.marks import DEVICE_MARKS
 from devguide.pages import (
-    DEVICE_MARKS,
     EXECUTED,
-    Block,
     classify,
     notebook_code_cells,
     notebooks,
-    page_blocks,
     pages,
 )
 

@@ -42,8 +42,9 @@ import pytest
 
 from devguide import census, config, running, sandbox, summary
 from devguide.apicheck import unresolved_torch_attributes
+from devguide.blocks import Block, page_blocks
 from devguide.config import LANGUAGES, REPO, DocsError, rel
-from devguide.pages import DEVICE_MARKS, MARKS, Block, page_blocks
+from devguide.marks import DEVICE_MARKS, MARKS
 from devguide.parity import twin_problems
 
 UPDATED_OUTPUT = "docs_updated_output"  # user property: the output --update-outputs writes

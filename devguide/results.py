@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from devguide import census, config, summary
+from devguide.blocks import page_blocks
 from devguide.config import GPU, GPU_RECORDED
-from devguide.pages import classify, notebook_code_cells, page_blocks
+from devguide.pages import classify, notebook_code_cells
 
 RUN_KINDS = ("python", "bash")  # what every CPU run runs
 # blocks that need an accelerator: their kind in the census → the accelerator's name

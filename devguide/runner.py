@@ -49,8 +49,8 @@ import time
 import traceback
 from pathlib import Path
 
+from devguide.blocks import Block
 from devguide.config import REPO
-from devguide.pages import Block
 from devguide.sandbox import deny_writes_beneath
 
 FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != "0"

@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 
 from devguide import config
+from devguide.blocks import Block
 from devguide.config import REPO, rel
-from devguide.pages import Block
 from devguide.sandbox import (
     DEFAULT_TIMEOUT,
     block_sandbox,

@@ -8,6 +8,7 @@ so -- and counted apart, in the census and in the validation report.
 import pytest
 
 from devguide import apicheck, config, pages, report, results, validated_line
+from devguide.blocks import page_blocks
 
 
 def test_mps_and_xpu_marks_are_accepted_and_counted_apart(write_page, tmp_path, device_page):
@@ -19,13 +20,13 @@ def test_mps_and_xpu_marks_are_accepted_and_counted_apart(write_page, tmp_path, 
         (16, "xpu", "needs an Intel GPU (XPU device): no CI machine runs it"),
         (23, "mps", "needs an Apple-silicon MPS device: no CI machine runs it"),
     ]
-    assert [b.mark_names for b in pages.page_blocks(p)] == [set(), {"mps"}, {"xpu"}, {"mps"}]
+    assert [b.mark_names for b in page_blocks(p)] == [set(), {"mps"}, {"xpu"}, {"mps"}]
 
 
 def test_a_block_needs_one_kind_of_device(write_page, tmp_path):
     p = write_page("<!--pytest.mark.mps-->\n<!--pytest.mark.cuda-->\n'''python\nx = 1\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:3: a block needs one kind of device, not cuda and mps"):
-        pages.page_blocks(p)
+        page_blocks(p)
 
 
 @pytest.mark.parametrize(
@@ -39,11 +40,11 @@ def test_a_block_needs_one_kind_of_device(write_page, tmp_path):
 def test_a_comment_near_a_device_mark_is_the_mark_or_an_error(write_page, tmp_path, comment, says):
     p = write_page(f"# P\n\n{comment}\n'''python\nx = 1\n'''\n")
     if says is None:
-        (block,) = pages.page_blocks(p)
+        (block,) = page_blocks(p)
         assert block.mark_names == {"xpu"}
         return
     with pytest.raises(config.DocsError) as error:
-        pages.page_blocks(p)
+        page_blocks(p)
     assert f"{p}:4:" in str(error.value) and says in str(error.value)
 
 
@@ -66,7 +67,7 @@ def test_mps_and_xpu_blocks_are_api_checked(write_page, tmp_path):
         xpu.memory_alocated()
         '''
         """)
-    mps, xpu = pages.page_blocks(p)
+    mps, xpu = page_blocks(p)
     assert apicheck.unresolved_torch_attributes(mps) == [
         f"{p}:5: torch.mps.synchronise does not exist in torch",
         f"{p}:6: torch.backends.mps.is_avaliable does not exist in torch",
