@@ -12,7 +12,9 @@ One module per concern:
 * ``apicheck`` -- the torch names of CUDA-, MPS- and XPU-only blocks, checked where the device is missing
 * ``parity``   -- the two languages of a page agree (``--fix`` copies code across)
 * ``census``   -- owns build/validation.json (format, schema, robust loading)
-* ``pytest_plugin`` -- the pytest plugin (entry point ``pytest11``: loaded by name)
+* ``pytest_plugin`` -- the pytest plugin's hooks (entry point ``pytest11``: loaded by name);
+  ``collection``: pages, blocks and twin checks as pytest items; ``run_state``: the results
+  a run gathers and the census it writes; ``scheduling``: the order and units of work under xdist
 * ``mkdocs_plugin`` -- the MkDocs plugin (``plugins: - devguide``), which registers the event
   handlers of ``site_hooks/`` (notebooks with i18n, per-language search, the offline copy,
   Chinese line breaks, how pages read), ``report`` and ``reader_site``

@@ -150,7 +150,7 @@ def test_the_census_names_the_versions_each_block_passed_on(tmp_path, monkeypatc
 def test_a_collect_only_run_writes_no_census():
     """`pytest --collect-only` collects every block and runs none: it must not
     replace the last run's census (and the committed summary) with empty results."""
-    from devguide.pytest_plugin import RunState
+    from devguide.run_state import RunState
 
     state = RunState(collected=set(census.runnable_keys()))
     assert not state.complete_run()

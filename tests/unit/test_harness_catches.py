@@ -13,8 +13,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from devguide import apicheck, config, gpu_outputs, pages, running, site
-from devguide import pytest_plugin as plugin
+from devguide import (
+    apicheck,
+    collection,
+    config,
+    gpu_outputs,
+    pages,
+    run_state,
+    running,
+    site,
+)
 from devguide.blocks import page_blocks
 from devguide.parity import parity_problems, twins
 
@@ -236,25 +244,25 @@ def test_identical_twins_run_once_and_different_ones_both_run(write_page, tmp_pa
     zh = write_page(TWIN_PAGE.format(title="标题", output="42"), "docs/zh/p.md")
     en = write_page(TWIN_PAGE.format(title="Title", output="42"), "docs/en/p.md")
     blocks = {"docs/zh/p.md": page_blocks(zh), "docs/en/p.md": page_blocks(en)}
-    pairs = plugin.identical_twins(blocks)
+    pairs = collection.identical_twins(blocks)
     assert [(a.page, a.line, b.page, b.line) for a, b in pairs] == [(zh, 3, en, 3), (zh, 13, en, 13)]
     # an expected output that differs (so would the code, a mark or its reason): both run
     en.write_text(en.read_text(encoding="utf-8").replace("42", "41"), encoding="utf-8")
     blocks["docs/en/p.md"] = page_blocks(en)
-    assert plugin.identical_twins(blocks) == []
+    assert collection.identical_twins(blocks) == []
     # a page collected without its twin runs its own blocks
-    assert plugin.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
+    assert collection.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
 
 
 def test_a_twin_counts_with_the_run_that_stands_for_it():
     """On the xdist controller: the report of the Chinese block records its English twin."""
-    run = plugin.RunState()
+    run = run_state.RunState()
     skipped = ["docs/zh/p.md", 3, "Skipped: needs a CUDA device"]  # a list once it crossed from a worker
     for when, longrepr in [("setup", None), ("call", skipped)]:
         run.pytest_runtest_logreport(SimpleNamespace(
             nodeid="docs/zh/p.md::line 3", when=when, duration=0.5, longrepr=longrepr,
             passed=longrepr is None, failed=False, skipped=longrepr is not None,
-            user_properties=[(plugin.TWIN, ["docs/en/p.md", 5])],
+            user_properties=[(run_state.TWIN, ["docs/en/p.md", 5])],
         ))
     assert run.collected == {("docs/en/p.md", 5)}
     assert run.results[("docs/en/p.md", 5)] == {
