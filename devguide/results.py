@@ -1,25 +1,18 @@
 """The runs' results, read from the census files, for each page and block as it is now.
 
-What the report page (``devguide.report``) and each page's validated line
-(``devguide.validated_line``) show comes from here:
-
-* CPU: ``build/validation.json`` (``make test`` writes it) or, when that is
-  absent or older, the last CPU run recorded in the repository
-  (``.ci/cpu-run/summary.json``, ``devguide.summary``), so a build without a test
-  run still shows the last results, never nothing (``cpu_run``).
-* Other torch versions: each ``make test-torch`` run found in
-  ``build/validation-torch-<version>.json`` (the newest release beside the pinned
-  one): a result per torch version (``cpu_runs``), the site's own version first
-  (``site_torch``).
-* CUDA: the GPU workflow's census (``build/gpu/validation.json``) when present,
-  else the GPU run recorded in ``.ci/gpu-run/``; or ``build/validation.json``
-  itself when it was written on a CUDA machine (``gpu_run``).
+* CPU (``cpu_run``): ``build/validation.json`` (``make test`` writes it) or, when
+  that is absent or older, the run recorded in the repository
+  (``.ci/cpu-run/summary.json``, ``devguide.summary``): a build without a test
+  run still shows the last results, never nothing.
+* Other torch versions (``cpu_runs``): each ``make test-torch`` run's
+  ``build/validation-torch-<version>.json``, the site's own version first.
+* CUDA (``gpu_run``): the GPU workflow's census (``build/gpu/``), else the GPU run
+  recorded in ``.ci/gpu-run/``, or ``build/validation.json`` written on a CUDA machine.
 
 A result counts for a block only while the block's hash (code, marks, expected
 outputs) is the one that ran, on the same page: a block changed since that run
-is "not yet run", never "✓" (``page_status``). Blocks for Apple-silicon GPUs
-(``mps``) and Intel GPUs (``xpu``) are counted apart: no CI machine has either
-device. Every file is read once while it is unchanged (cached by its mtime).
+is "not yet run", never "✓" (``page_status``). MPS- and XPU-only blocks are
+counted apart: no CI machine has either device. Each file is read once while unchanged.
 """
 
 from __future__ import annotations
