@@ -11,10 +11,12 @@ One module per concern:
   (its folders, Landlock and the repository guard, its memory, threads and time)
 * ``apicheck`` -- the torch names of CUDA-, MPS- and XPU-only blocks, checked where the device is missing
 * ``parity``   -- the two languages of a page agree (``--fix`` copies code across)
-* ``census``   -- owns build/validation.json (format, schema, robust loading)
+* ``census``   -- owns build/validation.json (format, schema, robust loading); ``summary``:
+  the last CPU run recorded in the repository (.ci/cpu-run/summary.json)
 * ``pytest_plugin`` -- the pytest plugin's hooks (entry point ``pytest11``: loaded by name);
   ``collection``: pages, blocks and twin checks as pytest items; ``run_state``: the results
-  a run gathers and the census it writes; ``scheduling``: the order and units of work under xdist
+  a run gathers, handed to ``census`` at its end; ``scheduling``: the order and units of work
+  under xdist
 * ``mkdocs_plugin`` -- the MkDocs plugin (``plugins: - devguide``), which registers the event
   handlers of ``site_hooks/`` (notebooks with i18n, per-language search, the offline copy,
   Chinese line breaks, how pages read), ``report`` and ``reader_site``
@@ -25,6 +27,8 @@ One module per concern:
 * what readers take away (``reader_site``, which uses): ``repository`` (repo_url, edit and issue links), ``downloads`` (each page's code
   as ``.py``, notebooks as ``.ipynb``), ``llms`` (each page's Markdown, llms.txt),
   ``printing`` (the whole guide on one page)
-* ``site``, ``links``, ``lint``, ``browser``, ``bench`` -- the built site, source links,
-  ruff on examples, Chromium, timings; ``python -m devguide`` is the command line.
+* ``site``, ``links``, ``lint``, ``browser``, ``axe``, ``vendor``, ``bench``, ``searchbench`` --
+  the built site, source links, ruff on examples, Chromium, accessibility (axe-core), the npm
+  files fetched without npm, timings, the search benchmark; ``python -m devguide`` is the
+  command line.
 """

@@ -14,7 +14,7 @@ its share of the memory and of the cores, and its time.
   first two for the census, whose reuse keys depend on them.
 
 The block's process applies them (``devguide.runner``); the pytest side sets
-them up (``devguide.running``, ``devguide.pytest_plugin``).
+them up (``devguide.running``, ``devguide.collection``).
 """
 
 from __future__ import annotations

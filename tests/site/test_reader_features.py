@@ -2,7 +2,7 @@
 its Markdown, llms.txt, the print page (hooks/reader_features.py, devguide.reader_site).
 
 The files are read back from the built site and compared with what the harness
-runs (devguide.pages), so a download cannot drift from the tested code."""
+runs (devguide.blocks), so a download cannot drift from the tested code."""
 
 import ast
 import json
@@ -82,7 +82,7 @@ def page_pair(rest):
 
 @pytest.mark.parametrize("rest", ["async/debugging.md", "devices/moving.md"])
 def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
-    """Each cell of the downloaded .py is a block as devguide.pages gives it to the
+    """Each cell of the downloaded .py is a block as devguide.blocks gives it to the
     runner: python blocks unchanged, CUDA blocks the same statements under a guard,
     excused and bash blocks commented out, in page order."""
     for source in page_pair(rest):
