@@ -123,9 +123,9 @@ def cmd_census(args) -> int:
     from devguide import census
 
     if args.versions:
-        from devguide import report
+        from devguide import results
 
-        print("\n".join(report.versions_summary()))
+        print("\n".join(results.versions_summary()))
         return 0
     path = Path(args.file or config.VALIDATION_JSON)
     try:

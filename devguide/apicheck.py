@@ -8,9 +8,20 @@ import ast
 import importlib
 import sys
 
-from devguide.pages import Block
+from devguide.blocks import Block
 
 # --------------------------------------------------------------------------- API check
+
+# Names that exist but are deprecated, and what to use instead
+DEPRECATED = {
+    "torch.cuda.amp.autocast": "torch.amp.autocast('cuda')",
+    "torch.cuda.amp.GradScaler": "torch.amp.GradScaler('cuda')",
+    "torch.cuda.amp.custom_fwd": "torch.amp.custom_fwd(device_type='cuda')",
+    "torch.cuda.amp.custom_bwd": "torch.amp.custom_bwd(device_type='cuda')",
+    "torch.nn.utils.clip_grad_norm": "torch.nn.utils.clip_grad_norm_",
+    "torch.cuda.FloatTensor": "torch.tensor(..., device='cuda')",
+    "torch.autograd.Variable": "a plain tensor",
+}
 
 
 def unresolved_torch_attributes(block: Block) -> list[str]:
@@ -23,6 +34,29 @@ def unresolved_torch_attributes(block: Block) -> list[str]:
     ``import torch.nn as nn`` and ``from torch import cuda`` are followed.
     """
     tree = ast.parse(block.code)
+    aliases = _torch_aliases(tree)
+    missing = []
+    seen = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            path = _dotted(node, aliases)
+            if not path or tuple(path) in seen:
+                continue
+            seen.add(tuple(path))
+            dotted = ".".join(path)
+            if dotted in DEPRECATED:
+                problem = f"{dotted} is deprecated: use {DEPRECATED[dotted]}"
+            elif (absent := _first_missing(path)) is not None:
+                problem = f"{absent} does not exist in torch"
+            else:
+                continue
+            p, n = block.line_map[node.lineno - 1]
+            missing.append(f"{p}:{n}: {problem}")
+    return sorted(set(missing))
+
+
+def _torch_aliases(tree: ast.AST) -> dict[str, str]:
+    """The names a block binds to torch or a part of it: ``nn`` → ``torch.nn``, …"""
     aliases = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -32,52 +66,33 @@ def unresolved_torch_attributes(block: Block) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "torch":
             for a in node.names:
                 aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-    missing = []
-    deprecated = {
-        "torch.cuda.amp.autocast": "torch.amp.autocast('cuda')",
-        "torch.cuda.amp.GradScaler": "torch.amp.GradScaler('cuda')",
-        "torch.cuda.amp.custom_fwd": "torch.amp.custom_fwd(device_type='cuda')",
-        "torch.cuda.amp.custom_bwd": "torch.amp.custom_bwd(device_type='cuda')",
-        "torch.nn.utils.clip_grad_norm": "torch.nn.utils.clip_grad_norm_",
-        "torch.cuda.FloatTensor": "torch.tensor(..., device='cuda')",
-        "torch.autograd.Variable": "a plain tensor",
-    }
+    return aliases
 
-    def chain(node):
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if isinstance(node, ast.Name) and node.id in aliases:
-            return aliases[node.id].split(".") + parts[::-1]
-        return None
 
-    seen = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Attribute, ast.Name)):
-            path = chain(node)
-            if not path or tuple(path) in seen:
+def _dotted(node: ast.AST, aliases: dict[str, str]) -> list[str] | None:
+    """``nn.functional.relu`` → ["torch", "nn", "functional", "relu"]; None when it is not torch's."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id in aliases:
+        return aliases[node.id].split(".") + parts[::-1]
+    return None
+
+
+def _first_missing(path: list[str]) -> str | None:
+    """The first prefix of an attribute path that the installed torch lacks
+    (submodules imported as needed), or None when the whole path resolves."""
+    obj = importlib.import_module(path[0])
+    for i, part in enumerate(path[1:], 1):
+        if hasattr(obj, part):
+            obj = getattr(obj, part)
+            continue
+        if isinstance(obj, type(sys)):
+            try:
+                obj = importlib.import_module(".".join(path[: i + 1]))
                 continue
-            seen.add(tuple(path))
-            dotted = ".".join(path)
-            if dotted in deprecated:
-                p, n = block.line_map[node.lineno - 1]
-                missing.append(f"{p}:{n}: {dotted} is deprecated: use {deprecated[dotted]}")
-                continue
-            obj = importlib.import_module(path[0])
-            for i, part in enumerate(path[1:], 1):
-                if hasattr(obj, part):
-                    obj = getattr(obj, part)
-                    continue
-                if isinstance(obj, type(sys)):
-                    try:
-                        obj = importlib.import_module(".".join(path[: i + 1]))
-                        continue
-                    except ImportError:
-                        pass
-                p, n = block.line_map[node.lineno - 1]
-                missing.append(f"{p}:{n}: {'.'.join(path[: i + 1])} does not exist in torch")
-                break
-    return sorted(set(missing))
-
-
+            except ImportError:
+                pass
+        return ".".join(path[: i + 1])
+    return None

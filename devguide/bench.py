@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 
 from devguide import config
 
@@ -75,56 +76,89 @@ def time_by_part(junit) -> dict[str, float]:
     return parts
 
 
+@dataclass
+class Measured:
+    """What ``measure`` timed (seconds), with the two make test runs' results."""
+
+    cold: float
+    warm: float
+    test: float
+    test_done: subprocess.CompletedProcess
+    where: dict[str, float]
+    warm_test: float
+    warm_done: subprocess.CompletedProcess
+    warm_where: dict[str, float]
+    census: dict  # build/validation.json, as make test (every block run) wrote it
+    docs_only: float
+    torch_import: float
+
+
 def main() -> int:
-    env = {"NO_MKDOCS_2_WARNING": "1"}
     import os
 
-    env = dict(os.environ, **env)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    m = measure(env)
+    if m is None:
+        return 1
+    print_timings(m)
+    print_blocks(m)
+    print_site(REPO / "build" / "site")
+    return 0 if m.test_done.returncode == 0 and m.warm_done.returncode == 0 else 1
+
+
+def measure(env: dict) -> Measured | None:
+    """Time the site build (cold, then warm), make test (every block run, then warm),
+    the blocks alone in one process and one torch import; None when the site does not build."""
     shutil.rmtree(REPO / ".cache" / "mkdocs-jupyter", ignore_errors=True)
     build = [PY, "-m", "mkdocs", "build", "--strict", "-q"]
     cold, done = timed(build, env=env)
     if done.returncode:
         print(done.stderr)
-        return 1
+        return None
     warm, _ = timed(build, env=env)
     # make test twice: every block run (a fresh clone, CI, make test-all), then warm
     # (make test's --reuse-unchanged: nothing changed since, so no block runs again)
     junit = REPO / "build" / "artifacts" / "bench-junit.xml"
     pytest = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    test, done = timed([*pytest, f"--junitxml={junit}"], env=env)
-    tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    test, test_done = timed([*pytest, f"--junitxml={junit}"], env=env)
     where = time_by_part(junit)
     warm_junit = junit.with_name("bench-junit-warm.xml")
     warm_test, warm_done = timed([*pytest, "--reuse-unchanged", f"--junitxml={warm_junit}"], env=env)
-    warm_tail = warm_done.stdout.strip().splitlines()[-1] if warm_done.stdout.strip() else ""
     warm_where = time_by_part(warm_junit)
     data = json.loads((REPO / "build" / "validation.json").read_text(encoding="utf-8"))
     # one process: the harness overhead is measured against the blocks' own serial time
     # (its census apart: make test's keeps the keys its next warm run reuses)
     docs_only, _ = timed([*pytest, "-n0", "docs", f"--census={junit.with_name('bench-n0-census.json')}"], env=env)
     torch_import, _ = timed([PY, "-c", "import torch"])
+    return Measured(cold, warm, test, test_done, where, warm_test, warm_done, warm_where, data, docs_only, torch_import)
 
-    ran = [f for f in data["fences"] if f.get("status") in ("passed", "failed")]
-    block_seconds = sum(f.get("seconds", 0) for f in ran)
-    slowest = sorted(ran, key=lambda f: f.get("seconds", 0), reverse=True)[:5]
-    site = REPO / "build" / "site"
-    index = site / "search" / "search_index.json"
 
-    print(f"cold build (no notebook cache)  {cold:6.1f} s   budget 30 s")
-    print(f"warm build                      {warm:6.1f} s   budget 10 s")
-    print(f"make test, warm                 {warm_test:6.1f} s   budget 120 s  [{warm_tail}]")
+def _last_line(done: subprocess.CompletedProcess) -> str:
+    return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+
+def print_timings(m: Measured) -> None:
+    print(f"cold build (no notebook cache)  {m.cold:6.1f} s   budget 30 s")
+    print(f"warm build                      {m.warm:6.1f} s   budget 10 s")
+    print(f"make test, warm                 {m.warm_test:6.1f} s   budget 120 s  [{_last_line(m.warm_done)}]")
     print("  (blocks unchanged since they passed are not run again: make test's --reuse-unchanged)")
-    print(f"make test, every block run      {test:6.1f} s   (a fresh clone, CI, make test-all)  [{tail}]")
+    print(f"make test, every block run      {m.test:6.1f} s   (a fresh clone, CI, make test-all)  [{_last_line(m.test_done)}]")
     print("  where the time goes, summed over the workers (the site tier is split over them, beside the blocks):")
     print(f"    {'':<28}{'every block':>12}{'warm':>8}")
-    for part, seconds in where.items():
-        print(f"    {part:<28}{seconds:10.1f} s{warm_where[part]:6.1f} s")
+    for part, seconds in m.where.items():
+        print(f"    {part:<28}{seconds:10.1f} s{m.warm_where[part]:6.1f} s")
+
+
+def print_blocks(m: Measured) -> None:
+    ran = [f for f in m.census["fences"] if f.get("status") in ("passed", "failed")]
+    block_seconds = sum(f.get("seconds", 0) for f in ran)
+    slowest = sorted(ran, key=lambda f: f.get("seconds", 0), reverse=True)[:5]
     runs = sum(1 for f in ran if not f.get("ran_with"))
     print(f"validated blocks                {len(ran):6d}     ({runs} runs: an English block identical to its Chinese twin counts with its run; + notebook cells run by the build)")
     print(f"blocks' own run time            {block_seconds:6.1f} s")
-    print(f"one torch import                {torch_import:6.1f} s")
-    budget = 1.5 * (block_seconds + torch_import)
-    print(f"pytest -n0 on docs/ only        {docs_only:6.1f} s   budget {budget:.1f} s (1.5 × blocks + import)")
+    print(f"one torch import                {m.torch_import:6.1f} s")
+    budget = 1.5 * (block_seconds + m.torch_import)
+    print(f"pytest -n0 on docs/ only        {m.docs_only:6.1f} s   budget {budget:.1f} s (1.5 × blocks + import)")
     print("slowest blocks:")
     for f in slowest:
         print(f"  {f['seconds']:6.2f} s  {f['page']}:{f['line']}")
@@ -134,6 +168,10 @@ def main() -> int:
     print("blocks that wait most (wall minus CPU time):")
     for f in waiting:
         print(f"  {f['seconds'] - f.get('cpu_seconds', f['seconds']):6.2f} s of {f['seconds']:.2f} s  {f['page']}:{f['line']}")
+
+
+def print_site(site) -> None:
+    index = site / "search" / "search_index.json"
     print(f"site size                       {size(site) / 1e6:6.1f} MB ({sum(1 for _ in site.rglob('*.html'))} HTML pages)")
     en_index = site / "en" / "search" / "search_index.json"
     print(f"search index                    {index.stat().st_size / 1e3:6.0f} kB (zh), {en_index.stat().st_size / 1e3:.0f} kB (en)")
@@ -151,7 +189,6 @@ def main() -> int:
         realbench.main(site)  # real users' questions and pasted errors
     except Exception as exc:  # noqa: BLE001 - Chromium missing: say so, keep the rest
         print(f"browser numbers unavailable: {exc}")
-    return 0 if done.returncode == 0 and warm_done.returncode == 0 else 1
 
 
 if __name__ == "__main__":

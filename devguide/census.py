@@ -32,15 +32,14 @@ import warnings
 from pathlib import Path
 
 from devguide import config
+from devguide.blocks import Block, page_blocks
 from devguide.config import DocsError, rel
+from devguide.marks import DEVICE_MARKS
 from devguide.pages import (
-    DEVICE_MARKS,
     EXECUTED,
-    Block,
     classify,
     notebook_code_cells,
     notebooks,
-    page_blocks,
     pages,
 )
 
@@ -82,18 +81,17 @@ FAILED_KEYS = config.BUILD / "reuse-failed-keys.txt"  # keys of blocks that fail
 
 
 @functools.lru_cache(maxsize=1)
-def environment_fingerprint() -> str:
+def environment_fingerprint(limits: tuple) -> str:
     """A hash of everything besides a block's own code that its result depends on:
     torch (version and build), Python, NumPy and every installed distribution, the
     CPU's capability, the devices present and the NVIDIA driver and GPUs, the
     environment variables (all but VOLATILE_ENVIRONMENT), the blocks' thread share
-    and memory limit, the harness's own files and the contents of REUSE_INPUTS."""
+    and memory limit (``limits``: ``sandbox.block_limits()``, which the pytest plugin
+    passes), the harness's own files and the contents of REUSE_INPUTS."""
     import importlib.metadata
     import sys
 
     import torch
-
-    from devguide import runner
 
     digest = hashlib.sha256()
 
@@ -102,7 +100,7 @@ def environment_fingerprint() -> str:
 
     add(torch.__version__, torch.version.git_version, torch.version.cuda, sys.version, platform.machine(),
         torch.backends.cpu.get_cpu_capability(), cpu_model(), config.torch_mode(),
-        [config.device_available(kind) for kind in DEVICE_MARKS], runner.thread_share(), runner.memory_limit())
+        [config.device_available(kind) for kind in DEVICE_MARKS], *limits)
     add(sorted((k, v) for k, v in os.environ.items() if not k.startswith(VOLATILE_ENVIRONMENT) and k not in VOLATILE_NAMES))
     add(gpu_driver())
     add(sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()))
@@ -132,10 +130,11 @@ def remember_failure(key: str) -> None:
         f.write(key + "\n")
 
 
-def reuse_key(block: Block) -> str:
+def reuse_key(block: Block, limits: tuple) -> str:
     """Two runs of a block with the same key run the same code, with the same
-    expected output, in the same environment (``environment_fingerprint``)."""
-    return hashlib.sha256(f"{block_sha(block)} {environment_fingerprint()}".encode()).hexdigest()[:24]
+    expected output, in the same environment and under the same limits
+    (``environment_fingerprint``)."""
+    return hashlib.sha256(f"{block_sha(block)} {environment_fingerprint(limits)}".encode()).hexdigest()[:24]
 
 
 def reusable_results(path: Path) -> dict[str, dict]:

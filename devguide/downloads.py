@@ -1,6 +1,6 @@
 """Each page's code as one file to download, made at build time from the blocks the tests run.
 
-``page_script`` turns a page's blocks -- ``devguide.pages.page_blocks``, the
+``page_script`` turns a page's blocks -- ``devguide.blocks.page_blocks``, the
 harness's own list, includes (``--8<--``) expanded and continuations joined as
 the tests run them -- into one ``.py`` in page order. Nothing is copied by hand,
 so the file cannot drift from the page:
@@ -27,7 +27,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from devguide import config, pages
+from devguide import config
+from devguide.blocks import page_blocks
 
 CELL = "# %%"
 SNIPPET_PATH = re.compile(r"\bsnippets/[\w./-]+\.py\b")
@@ -127,7 +128,7 @@ def cells(page: Path, repo: str = "") -> list[Cell]:
     lang = page_language(page)
     t = TEXT.get(lang, TEXT["en"])
     found = []
-    for block in pages.page_blocks(page):
+    for block in page_blocks(page):
         names = block.mark_names
         lines: list[str]
         if "skip" in names:
@@ -155,7 +156,7 @@ def cells(page: Path, repo: str = "") -> list[Cell]:
 def needed_snippets(page: Path) -> list[str]:
     """Files under snippets/ that the page's code names (run or shown), not included ones."""
     names = []
-    for block in pages.page_blocks(page):
+    for block in page_blocks(page):
         for path in SNIPPET_PATH.findall(block.code):
             if path not in names and (config.REPO / path).is_file():
                 names.append(path)

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from devguide import config, pages
+from devguide.blocks import page_blocks
 
 RUFF = Path(sys.executable).parent / "ruff"
 
@@ -23,7 +24,7 @@ def example_problems(page_paths: list[Path] | None = None) -> list[str]:
     origin = {}
     with tempfile.TemporaryDirectory(prefix="devguide-lint-") as tmp:
         for page in page_paths or pages.pages():
-            for block in pages.page_blocks(page):
+            for block in page_blocks(page):
                 if block.language != "python" or all(p != config.rel(page) for p, _ in block.line_map):
                     continue  # blocks that only include a snippet are linted with snippets/
                 name = f"{config.rel(page).replace('/', '__')}__{block.line}.py"

@@ -3,7 +3,7 @@
 The served Markdown of a page is its source, as the tests read it:
 
 * the includes inside fences (``--8<-- "snippets/…"``) expanded with the same
-  function the harness uses (``devguide.pages.expand_snippet_line``), so the code
+  function the harness uses (``devguide.blocks.expand_snippet_line``), so the code
   is the code that ran;
 * fence languages, admonitions, tabs and the harness's HTML comments kept: a
   ``<!--pytest-codeblocks:expected-output-->`` says that the ``text`` fence after a
@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from devguide import config, pages
+from devguide.blocks import expand_snippet_line
 from devguide.downloads import site_path
 from devguide.links import LINK
 
@@ -150,7 +151,7 @@ def _expand_text(page: Path, markdown: str) -> str:
     for fence in reversed(pages.scan_fences(page)):
         for n in range(fence.end - 1, fence.line, -1):
             if pages.SNIPPET_LINE.match(lines[n - 1]):
-                lines[n - 1 : n] = pages.expand_snippet_line(lines[n - 1], f"{config.rel(page)}:{n}")
+                lines[n - 1 : n] = expand_snippet_line(lines[n - 1], f"{config.rel(page)}:{n}")
     return "\n".join(lines) + "\n"
 
 

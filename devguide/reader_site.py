@@ -212,9 +212,9 @@ def on_page_context(context, page, config, nav):
 
 
 def _has_code(source: Path) -> bool:
-    from devguide import pages
+    from devguide.blocks import page_blocks
 
-    return bool(pages.page_blocks(source))
+    return bool(page_blocks(source))
 
 
 def on_post_build(config) -> None:

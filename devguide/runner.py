@@ -11,7 +11,7 @@ What the child does cannot escape it:
 * a crash, ``os._exit``, a signal or the OOM killer ends the child, not pytest:
   the block fails with its page line, exit status or signal and its last output,
   and later blocks still run;
-* a block that runs past its limit (``DEFAULT_TIMEOUT``, or
+* a block that runs past its limit (``sandbox.DEFAULT_TIMEOUT``, or
   ``<!--pytest.mark.timeout(600)-->``) is killed with everything it started;
 * the child leads its own process group, ended when the block ends, so a bash
   block's ``python -m http.server &`` does not outlive it;
@@ -30,11 +30,15 @@ worker, whose CUDA state would be inherited), and neither gives page lines.
 
 Where ``fork`` is not safe (macOS: Objective-C and Accelerate; Windows has none)
 the zygote starts a fresh interpreter per block instead: slower, same isolation.
+
+This module is the zygote's side: ``python -m devguide.runner`` and the block's
+process. The pytest side -- the handle on the zygote (``running.Zygote``), the
+jobs it is sent and what its replies mean -- is ``devguide.running``; the folders,
+limits and write protection a block gets, ``devguide.sandbox``.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import select
@@ -45,96 +49,12 @@ import time
 import traceback
 from pathlib import Path
 
-DEFAULT_TIMEOUT = 120  # seconds; <!--pytest.mark.timeout(N)--> above a block overrides it
+from devguide.blocks import Block
+from devguide.config import REPO
+from devguide.sandbox import deny_writes_beneath
+
 FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != "0"
 POLL = 0.25  # seconds between memory checks while a block runs
-
-
-def memory_limit() -> int | None:
-    """Bytes a block may allocate: 60 % of the machine's memory, shared by the
-    pytest workers (DOCS_BLOCK_MEMORY_GB overrides it). None where unknown."""
-    if os.environ.get("DOCS_BLOCK_MEMORY_GB"):
-        return int(float(os.environ["DOCS_BLOCK_MEMORY_GB"]) * 2**30)
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    return int(total * 0.6 / max(1, workers))
-
-
-# --------------------------------------------------------------------------- no writes into the repository
-
-# Landlock (Linux 5.13+, unprivileged): the block's process may write anywhere
-# except beneath the repository. Where the kernel lacks it, RepoGuard notices and
-# restores instead.
-_LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446
-_FILE_RIGHTS = (1 << 1)  # WRITE_FILE
-_DIR_RIGHTS = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
-
-
-@functools.lru_cache(maxsize=1)
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version, 0 where there is none."""
-    if not sys.platform.startswith("linux") or os.environ.get("DOCS_LANDLOCK", "1") == "0":
-        return 0
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    version = libc.syscall(_LANDLOCK_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-    return max(0, version)
-
-
-def deny_writes_beneath(root: Path) -> None:
-    """Forbid this process and its children to create, change or delete anything
-    beneath ``root``; everything else stays writable. Raises OSError if the kernel refuses."""
-    import ctypes
-
-    abi = landlock_abi()
-    if not abi:
-        raise OSError("Landlock is not available")
-    libc = ctypes.CDLL(None, use_errno=True)
-    file_rights = _FILE_RIGHTS | ((1 << 14) if abi >= 3 else 0)  # TRUNCATE
-    handled = file_rights | _DIR_RIGHTS | ((1 << 13) if abi >= 2 else 0)  # REFER
-
-    class RulesetAttr(ctypes.Structure):
-        _fields_ = [("handled_access_fs", ctypes.c_uint64)]
-
-    class PathBeneath(ctypes.Structure):
-        _pack_ = 1
-        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-    attr = RulesetAttr(handled)
-    ruleset = libc.syscall(_LANDLOCK_CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
-    if ruleset < 0:
-        raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
-    try:
-        root = root.resolve()
-        parts = root.parts
-        for depth in range(len(parts) - 1):
-            parent = Path(*parts[: depth + 1])
-            keep = parts[depth + 1]
-            for entry in os.scandir(parent):
-                if entry.name == keep or entry.is_symlink():
-                    # a symlink is followed by the rule: one to the repository (or above it,
-                    # like pytest's "…current" links) would open it up again
-                    continue
-                try:
-                    fd = os.open(entry.path, os.O_PATH | os.O_CLOEXEC)
-                except OSError:
-                    continue
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=True)
-                    rule = PathBeneath(handled if is_dir else file_rights, fd)
-                    libc.syscall(_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0)
-                finally:
-                    os.close(fd)
-        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-        if libc.syscall(_LANDLOCK_RESTRICT, ruleset, 0) != 0:
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self")
-    finally:
-        os.close(ruleset)
 
 
 # --------------------------------------------------------------------------- the child
@@ -193,7 +113,7 @@ def _run_python(job: dict) -> None:
     # torch announces some deprecations as a plain UserWarning ("… is deprecated");
     # the message (matched from its start, ignoring case) fails those too
     warnings.filterwarnings("error", message=r".*\bdeprecat")
-    code = running.compiled(running.Block.from_job(job))  # also feeds linecache: page lines in tracebacks
+    code = running.compiled(Block.from_job(job))  # also feeds linecache: page lines in tracebacks
     main = types.ModuleType("__main__")  # functions defined in the block pickle
     sys.modules["__main__"] = main
     exec(code, main.__dict__)
@@ -202,14 +122,31 @@ def _run_python(job: dict) -> None:
 def _failure(job: dict, exc: BaseException) -> str:
     from devguide import running
 
-    block = running.Block.from_job(job)
+    block = Block.from_job(job)
     try:
         return (
             f"{job['where']}: python block failed\n\n{running.numbered(block)}\n\n"
-            f"{running.page_traceback(block, exc)}"
+            f"{page_traceback(block, exc)}"
         )
     except Exception:  # noqa: BLE001 - a failure must never be lost
         return f"{job['where']}: python block failed\n\n" + "".join(traceback.format_exception(exc))
+
+
+def page_traceback(block: Block, exc: BaseException) -> str:
+    """The traceback with the block's frames shown at their page lines (the
+    harness's own frames, here and in devguide.running, left out)."""
+    from devguide import running
+
+    filename = f"<{block.where}>"
+    lines = ["Traceback (page lines first; library frames after):"]
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == filename and frame.lineno:
+            p, n = block.line_map[frame.lineno - 1]
+            lines.append(f"  {p}:{n}  {frame.line}")
+        elif frame.filename not in (__file__, running.__file__):
+            lines.append(f"  {frame.filename}:{frame.lineno}  {frame.line or ''}")
+    lines.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- the zygote
@@ -246,6 +183,28 @@ def zygote() -> None:
 
 def _spawn_and_wait(job: dict, current: list[int]) -> dict:
     start = time.monotonic()
+    pid, proc = _spawn(job)
+    current[:] = [pid]
+    try:
+        status, stopped, peak = _watch(job, pid, proc, start)
+    finally:
+        _kill_group(pid)  # whatever the block left running in the background
+        current[:] = []
+    code, sig, cpu = status
+    return {
+        "exit": code,
+        "signal": sig,
+        "timed_out": stopped == "timed_out",
+        "over_memory": stopped == "over_memory",
+        "peak_rss": peak,
+        "seconds": round(time.monotonic() - start, 3),
+        "cpu_seconds": None if cpu is None else round(cpu, 3),
+    }
+
+
+def _spawn(job: dict) -> tuple[int, subprocess.Popen | None]:
+    """Start the block's process, leader of its own process group: a fork of the
+    zygote, or where there is no fork a fresh interpreter (then also its Popen)."""
     if FORK:
         pid = os.fork()
         if pid == 0:
@@ -256,45 +215,41 @@ def _spawn_and_wait(job: dict, current: list[int]) -> dict:
                 run_child(job)
             finally:
                 os._exit(70)
-        proc = None
-    else:
-        job_file = Path(job["result"]).with_suffix(".job.json")
-        job_file.write_text(json.dumps(job), encoding="utf-8")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "devguide.runner", "--child", str(job_file)],
-            env=_env(),
-            cwd=_repo(),
-            start_new_session=True,
-        )
-        pid = proc.pid
-    current[:] = [pid]
-    timed_out = over_memory = False
+        return pid, None
+    from devguide import running
+
+    job_file = Path(job["result"]).with_suffix(".job.json")
+    job_file.write_text(json.dumps(job), encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "devguide.runner", "--child", str(job_file)],
+        env=running.zygote_env(),
+        cwd=REPO,
+        start_new_session=True,
+    )
+    return proc.pid, proc
+
+
+def _watch(job: dict, pid: int, proc, start: float):
+    """Wait for the block's process to end; stop it (and everything it started) once
+    it runs past its time or its memory. (exit status as ``_reap`` gives it,
+    "timed_out" | "over_memory" | None, peak resident memory of its group)."""
     peak = 0
-    pidfd = None
-    if hasattr(os, "pidfd_open") and proc is None:
-        try:
-            pidfd = os.pidfd_open(pid)
-        except OSError:
-            pidfd = None
+    pidfd = _pidfd(pid) if proc is None else None
     try:
         while True:
             status = _reap(pid, proc)
             if status is not None:
-                break
+                return status, None, peak
             elapsed = time.monotonic() - start
             if elapsed > job["timeout"]:
-                timed_out = True
                 _kill_group(pid)
-                status = _reap(pid, proc, wait=True)
-                break
+                return _reap(pid, proc, wait=True), "timed_out", peak
             if elapsed > 1:  # short blocks end before any memory check
                 rss = _group_rss(pid)
                 peak = max(peak, rss)
                 if job.get("memory") and rss > job["memory"]:
-                    over_memory = True
                     _kill_group(pid)
-                    status = _reap(pid, proc, wait=True)
-                    break
+                    return _reap(pid, proc, wait=True), "over_memory", peak
             wait = max(0.0, min(POLL, job["timeout"] - elapsed))
             if pidfd is not None:
                 select.select([pidfd], [], [], wait)  # wakes as soon as the child ends
@@ -303,18 +258,16 @@ def _spawn_and_wait(job: dict, current: list[int]) -> dict:
     finally:
         if pidfd is not None:
             os.close(pidfd)
-        _kill_group(pid)  # whatever the block left running in the background
-        current[:] = []
-    code, sig, cpu = status
-    return {
-        "exit": code,
-        "signal": sig,
-        "timed_out": timed_out,
-        "over_memory": over_memory,
-        "peak_rss": peak,
-        "seconds": round(time.monotonic() - start, 3),
-        "cpu_seconds": None if cpu is None else round(cpu, 3),
-    }
+
+
+def _pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when the child ends (Linux 5.3+), else None."""
+    if not hasattr(os, "pidfd_open"):
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:
+        return None
 
 
 def _reap(pid: int, proc, wait: bool = False):
@@ -362,163 +315,6 @@ def _group_rss(pgid: int) -> int:
         except (OSError, IndexError, ValueError):
             continue
     return total
-
-
-def _repo() -> Path:
-    from devguide.config import REPO
-
-    return REPO
-
-
-def thread_share() -> dict:
-    """OMP_NUM_THREADS for blocks when several pytest workers run blocks at once:
-    each worker's share of the cores, so that two blocks do not run four intra-op
-    threads on two cores (OpenMP's spinning threads then burn the CPU time the other
-    block needs: a two-worker torchrun block took 17 s of CPU in 8.6 s, alone 7.4 s).
-    Nothing when the variable is already set or one worker runs (-n0)."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    if workers <= 1 or "OMP_NUM_THREADS" in os.environ:
-        return {}
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return {"OMP_NUM_THREADS": str(max(1, cores // workers))}
-
-
-def _env() -> dict:
-    """The environment of the zygote: torch's threads set before it is imported
-    (thread_share). It imports devguide as every process does: installed."""
-    return dict(os.environ, PYTHONUNBUFFERED="1", **thread_share())
-
-
-# --------------------------------------------------------------------------- the pytest side
-
-
-class Zygote:
-    """The pytest process's handle on its zygote; restarted after it dies."""
-
-    def __init__(self):
-        self.proc: subprocess.Popen | None = None
-        self.ready = False
-
-    def launch(self) -> None:
-        """Start the zygote without waiting for it: it imports torch (~3 s of CPU)
-        while pytest goes on collecting (devguide.pytest_plugin does this when the run
-        will run blocks). Nothing when one is running already."""
-        if self.proc is not None and self.proc.poll() is None:
-            return
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "devguide.runner"],
-            cwd=_repo(),
-            env=_env(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
-        self.ready = False
-
-    def start(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            self.launch()
-        if not self.ready:
-            if not self.proc.stdout.readline():
-                raise RuntimeError("the block runner (python -m devguide.runner) did not start")
-            self.ready = True
-
-    def run(self, job: dict) -> dict:
-        self.start()  # (re)starts it if it is not running; waits for it to be ready
-        try:
-            self.proc.stdin.write(json.dumps(job) + "\n")
-            self.proc.stdin.flush()
-            reply = self.proc.stdout.readline()
-        except KeyboardInterrupt:
-            self.stop()
-            raise KeyboardInterrupt(f"interrupted while running {job['where']}") from None
-        except BrokenPipeError:
-            reply = ""
-        if not reply:
-            self.stop()
-            return {"exit": None, "signal": None, "runner_died": True, "timed_out": False, "over_memory": False}
-        return json.loads(reply)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.proc = None
-        self.ready = False
-
-
-class RepoGuard:
-    """Notices a block that changed the repository and puts the files back.
-
-    Blocks run in a temporary folder with a copy of ``snippets/``, so a relative
-    path cannot reach the repository; this catches the rest (an absolute path).
-    Before each block the files' sizes and times are noted (and the contents of
-    those that changed since the last block re-read, so an author's edits
-    between blocks are kept); after it, anything changed, deleted or added is
-    restored, and named in the block's failure."""
-
-    SKIP_DIRS = {".git", "build", ".cache", "__pycache__", "node_modules", ".pytest_cache", ".ruff_cache"}
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.stats: dict[str, tuple[int, int]] = {}
-        self.content: dict[str, bytes] = {}
-
-    def _scan(self) -> dict[str, tuple[int, int]]:
-        found = {}
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = [d for d in dirnames if d not in self.SKIP_DIRS and not d.startswith((".venv", "."))
-                           or d in (".ci", ".github")]
-            for name in filenames:
-                path = os.path.join(dirpath, name)
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                found[os.path.relpath(path, self.root)] = (st.st_size, st.st_mtime_ns)
-        return found
-
-    def before(self) -> None:
-        now = self._scan()
-        for path, stat in now.items():
-            if self.stats.get(path) != stat or path not in self.content:
-                try:
-                    self.content[path] = (self.root / path).read_bytes()
-                except OSError:
-                    continue
-        for path in set(self.content) - set(now):
-            del self.content[path]
-        self.stats = now
-
-    def after(self) -> list[str]:
-        now = self._scan()
-        changed = sorted(p for p in set(now) | set(self.stats) if now.get(p) != self.stats.get(p))
-        for path in changed:
-            target = self.root / path
-            if path in self.content:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(self.content[path])
-                os.utime(target, ns=(self.stats[path][1], self.stats[path][1]))
-            else:
-                target.unlink(missing_ok=True)
-        return changed
-
-
-_default: list[Zygote] = []
-
-
-def default_zygote() -> Zygote:
-    """One zygote per pytest process, started on first use and stopped at exit."""
-    if not _default:
-        import atexit
-
-        _default.append(Zygote())
-        atexit.register(_default[0].stop)
-    return _default[0]
 
 
 if __name__ == "__main__":

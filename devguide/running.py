@@ -5,48 +5,40 @@ whatever happened -- an exception, an exit, a signal, a hang, too much memory,
 undecodable output -- into a ``BlockFailure`` that names page lines and shows the
 last output. ``check_output`` compares the printed text with the page's expected
 output for the torch that runs (``<!--docs:expected-output torch…-->`` variants).
+
+The zygote that runs the blocks is started and spoken to from here (``Zygote``,
+one per pytest process: ``default_zygote``); its own side is ``devguide.runner``,
+the sandbox and limits each job names, ``devguide.sandbox``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
 import linecache
 import os
 import re
-import shutil
 import signal
+import subprocess
 import sys
-import tempfile
-import traceback
 from pathlib import Path
 
-from devguide import config, runner
+from devguide import config
+from devguide.blocks import Block
 from devguide.config import REPO, rel
-from devguide.pages import Block
+from devguide.sandbox import (
+    DEFAULT_TIMEOUT,
+    block_sandbox,
+    landlock_abi,
+    memory_limit,
+    thread_share,
+)
 
 # --------------------------------------------------------------------------- running
 
 
 class BlockFailure(Exception):
     """A block failed; the message is ready to show to the reader."""
-
-
-@contextlib.contextmanager
-def block_sandbox():
-    """A private working directory holding a *copy* of ``snippets/`` (so a block
-    that writes there changes nothing in the repository), and a folder beside it
-    for the runner's files, out of the block's sight, and one for its temporary
-    files (TMPDIR): where the repository itself lies in the system's temporary
-    folder (a clone in /tmp), Landlock lets a block write only into folders that
-    existed when it started, so new ones (multiprocessing's pymp-*) go here."""
-    with tempfile.TemporaryDirectory(prefix="docs-block-") as tmp:
-        work, files, temp = Path(tmp) / "work", Path(tmp) / "runner", Path(tmp) / "tmp"
-        shutil.copytree(REPO / "snippets", work / "snippets")
-        files.mkdir()
-        temp.mkdir()
-        yield work, files, temp
 
 
 def numbered(block: Block) -> str:
@@ -68,20 +60,6 @@ def compiled(block: Block):
         raise BlockFailure(f"{p}:{n}: SyntaxError: {exc.msg}\n\n{numbered(block)}") from None
 
 
-def page_traceback(block: Block, exc: BaseException) -> str:
-    """The traceback with the block's frames shown at their page lines."""
-    filename = f"<{block.where}>"
-    lines = ["Traceback (page lines first; library frames after):"]
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == filename and frame.lineno:
-            p, n = block.line_map[frame.lineno - 1]
-            lines.append(f"  {p}:{n}  {frame.line}")
-        elif frame.filename not in (__file__, runner.__file__):
-            lines.append(f"  {frame.filename}:{frame.lineno}  {frame.line or ''}")
-    lines.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
-    return "\n".join(lines)
-
-
 TAIL_LINES, TAIL_CHARS = 40, 4000
 
 
@@ -98,42 +76,18 @@ def block_timeout(block: Block) -> float:
     for mark in block.marks:
         if mark.name == "timeout":
             return float(mark.args[0])
-    return runner.DEFAULT_TIMEOUT
+    return DEFAULT_TIMEOUT
 
 
-def run_block(block: Block, zygote: runner.Zygote | None = None, stats: dict | None = None) -> str:
+def run_block(block: Block, zygote: Zygote | None = None, stats: dict | None = None) -> str:
     """Run a python or bash block in a process of its own (devguide.runner);
     return what it printed, or raise BlockFailure with page lines. ``stats``, if
     given, receives the run's ``seconds`` and ``cpu_seconds`` (the block's process
     and the children it waited for: a block whose CPU time is far below its wall
     time is waiting, not working; ``make bench`` lists them)."""
-    zygote = zygote or runner.default_zygote()
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", **runner.thread_share())
-    if block.language == "bash":
-        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-        env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
-    timeout = block_timeout(block)
+    zygote = zygote or default_zygote()
     with block_sandbox() as (work, files, temp):
-        env["TMPDIR"] = str(temp)
-        job = {
-            "where": block.where,
-            "language": block.language,
-            "code": block.code,
-            "filename": f"<{block.where}>",
-            "line_map": block.line_map,
-            "page": str(block.page),
-            "line": block.line,
-            "argv0": rel(block.page),
-            "cwd": str(work),
-            "env": env,
-            "stdout": str(files / "stdout"),
-            "stderr": str(files / "stderr"),
-            "result": str(files / "result.json"),
-            "timeout": timeout,
-            "memory": runner.memory_limit(),
-            # Landlock: the block cannot write beneath the repository (else RepoGuard restores)
-            "protect": str(REPO) if runner.landlock_abi() else None,
-        }
+        job = _job(block, work, files, temp)
         if block.language == "python":
             compiled(block)  # a syntax error is reported here, at its page line
         reply = zygote.run(job)
@@ -143,11 +97,47 @@ def run_block(block: Block, zygote: runner.Zygote | None = None, stats: dict | N
         err = Path(job["stderr"]).read_bytes().decode("utf-8", "backslashreplace") if Path(job["stderr"]).exists() else ""
         result = Path(job["result"])
         result = json.loads(result.read_text(encoding="utf-8")) if result.exists() else None
+    _check_reply(block, job, reply, result, raw, err)
     try:
-        printed = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        printed = None
-        bad = f"{block.where}: the block printed bytes that are not UTF-8 (at byte {exc.start}: {raw[exc.start:exc.start + 8]!r}): print text, decode bytes first (bytes.decode()), or write binary data to a file"
+        raise BlockFailure(
+            f"{block.where}: the block printed bytes that are not UTF-8 (at byte {exc.start}: {raw[exc.start:exc.start + 8]!r}): print text, decode bytes first (bytes.decode()), or write binary data to a file"
+            f"\n\n{numbered(block)}"
+        ) from None
+
+
+def _job(block: Block, work: Path, files: Path, temp: Path) -> dict:
+    """What the zygote is sent to run a block in its sandbox (``block_sandbox``'s folders)."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", **thread_share())
+    if block.language == "bash":
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
+    env["TMPDIR"] = str(temp)
+    return {
+        "where": block.where,
+        "language": block.language,
+        "code": block.code,
+        "filename": f"<{block.where}>",
+        "line_map": block.line_map,
+        "page": str(block.page),
+        "line": block.line,
+        "argv0": rel(block.page),
+        "cwd": str(work),
+        "env": env,
+        "stdout": str(files / "stdout"),
+        "stderr": str(files / "stderr"),
+        "result": str(files / "result.json"),
+        "timeout": block_timeout(block),
+        "memory": memory_limit(),
+        # Landlock: the block cannot write beneath the repository (else RepoGuard restores)
+        "protect": str(REPO) if landlock_abi() else None,
+    }
+
+
+def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw: bytes, err: str) -> None:
+    """The BlockFailure that says what happened, raised, unless the block ran to its end and passed."""
+    timeout = job["timeout"]
     streams = f"\n\nlast lines printed:\n{tail(raw.decode('utf-8', 'backslashreplace'))}" + (f"\n\nstderr:\n{tail(err)}" if err.strip() else "")
     if reply.get("runner_died"):
         raise BlockFailure(f"{block.where}: the block runner (python -m devguide.runner) died while running this block\n\n{numbered(block)}{streams}")
@@ -180,9 +170,6 @@ def run_block(block: Block, zygote: runner.Zygote | None = None, stats: dict | N
         if "MemoryError" in message or "can't allocate memory" in message:
             message += f"\n\n(a block may allocate at most {job['memory'] / 2**30:.1f} GiB here; DOCS_BLOCK_MEMORY_GB sets it)"
         raise BlockFailure(f"{message}\n\nprinted before the failure:\n{tail(raw.decode('utf-8', 'backslashreplace'))}" + (f"\n\nstderr:\n{tail(err)}" if err.strip() else ""))
-    if printed is None:
-        raise BlockFailure(f"{bad}\n\n{numbered(block)}")
-    return printed
 
 
 def _signal_name(number: int) -> str:
@@ -252,3 +239,82 @@ def write_output(block: Block, actual: str):
     return fence
 
 
+# --------------------------------------------------------------------------- the zygote, from the pytest side
+
+
+def zygote_env() -> dict:
+    """The environment of the zygote: torch's threads set before it is imported
+    (``sandbox.thread_share``). It imports devguide as every process does: installed."""
+    return dict(os.environ, PYTHONUNBUFFERED="1", **thread_share())
+
+
+class Zygote:
+    """The pytest process's handle on its zygote; restarted after it dies."""
+
+    def __init__(self):
+        self.proc: subprocess.Popen | None = None
+        self.ready = False
+
+    def launch(self) -> None:
+        """Start the zygote without waiting for it: it imports torch (~3 s of CPU)
+        while pytest goes on collecting (devguide.pytest_plugin does this when the run
+        will run blocks). Nothing when one is running already."""
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "devguide.runner"],
+            cwd=REPO,
+            env=zygote_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        self.ready = False
+
+    def start(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.launch()
+        if not self.ready:
+            if not self.proc.stdout.readline():
+                raise RuntimeError("the block runner (python -m devguide.runner) did not start")
+            self.ready = True
+
+    def run(self, job: dict) -> dict:
+        self.start()  # (re)starts it if it is not running; waits for it to be ready
+        try:
+            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.flush()
+            reply = self.proc.stdout.readline()
+        except KeyboardInterrupt:
+            self.stop()
+            raise KeyboardInterrupt(f"interrupted while running {job['where']}") from None
+        except BrokenPipeError:
+            reply = ""
+        if not reply:
+            self.stop()
+            return {"exit": None, "signal": None, "runner_died": True, "timed_out": False, "over_memory": False}
+        return json.loads(reply)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.proc = None
+        self.ready = False
+
+
+_default: list[Zygote] = []
+
+
+def default_zygote() -> Zygote:
+    """One zygote per pytest process, started on first use and stopped at exit."""
+    if not _default:
+        import atexit
+
+        _default.append(Zygote())
+        atexit.register(_default[0].stop)
+    return _default[0]

@@ -6,6 +6,8 @@ unknown languages; this test is what makes such a fence fail instead.
 """
 
 from devguide import config, pages
+from devguide.blocks import page_blocks
+from devguide.marks import DEVICE_MARKS
 
 
 def test_no_fence_is_silently_ignored():
@@ -20,9 +22,9 @@ def test_census_agrees_with_pytest_codeblocks_extraction():
             e.line
             for e in pages.classify(page)
             if e.language in pages.EXECUTED
-            and e.kind in ("python", "bash", *pages.DEVICE_MARKS, "excused")
+            and e.kind in ("python", "bash", *DEVICE_MARKS, "excused")
         }
-        extracted = {b.line for b in pages.page_blocks(page)}
+        extracted = {b.line for b in page_blocks(page)}
         assert counted == extracted, (
             f"{config.rel(page)}: census lines {sorted(counted - extracted)} not extracted, "
             f"extracted lines {sorted(extracted - counted)} not in the census"
@@ -34,6 +36,6 @@ def test_every_page_runs_something_on_cpu():
     idle = []
     for page in pages.pages():
         kinds = {e.kind for e in pages.classify(page)}
-        if kinds & {"excused", *pages.DEVICE_MARKS} and not kinds & {"python", "bash"}:
+        if kinds & {"excused", *DEVICE_MARKS} and not kinds & {"python", "bash"}:
             idle.append(config.rel(page))
     assert not idle, "pages with no block run on CPU: " + ", ".join(idle)

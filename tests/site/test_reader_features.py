@@ -2,7 +2,7 @@
 its Markdown, llms.txt, the print page (hooks/reader_features.py, devguide.reader_site).
 
 The files are read back from the built site and compared with what the harness
-runs (devguide.pages), so a download cannot drift from the tested code."""
+runs (devguide.blocks), so a download cannot drift from the tested code."""
 
 import ast
 import json
@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 import pytest
 
 from devguide import config, downloads, pages, repository
+from devguide.blocks import page_blocks
 
 REPO_URL = repository.repo_url()
 SOURCES = [*pages.pages(), *pages.notebooks()]
@@ -81,7 +82,7 @@ def page_pair(rest):
 
 @pytest.mark.parametrize("rest", ["async/debugging.md", "devices/moving.md"])
 def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
-    """Each cell of the downloaded .py is a block as devguide.pages gives it to the
+    """Each cell of the downloaded .py is a block as devguide.blocks gives it to the
     runner: python blocks unchanged, CUDA blocks the same statements under a guard,
     excused and bash blocks commented out, in page order."""
     for source in page_pair(rest):
@@ -91,7 +92,7 @@ def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
         assert target == (built_site / downloads.site_path(source, ".py")).resolve()
         assert button["download"] == source.stem + ".py"
         cells = downloads.split_cells(target.read_text(encoding="utf-8"))
-        blocks = pages.page_blocks(source)
+        blocks = page_blocks(source)
         assert [head.split()[2] for head, _ in cells] == [b.where for b in blocks]
         for (head, body), block in zip(cells, blocks, strict=True):
             marks = block.mark_names
@@ -121,7 +122,7 @@ def test_a_downloaded_page_runs(server, tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     position = 0
-    for block in pages.page_blocks(source):
+    for block in page_blocks(source):
         if block.expected_output is not None and block.language == "python":
             found = done.stdout.find(block.expected_output, position)
             assert found >= 0, f"{block.where}: {block.expected_output!r} not printed in order:\n{done.stdout}"

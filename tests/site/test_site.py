@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from devguide import config, pages, report, site
+from devguide import config, pages, report, report_words, results, site, validated_line
 
 
 def test_both_languages_are_built(built_site):
@@ -104,15 +104,15 @@ def test_every_page_says_what_ran_and_links_its_row_of_the_report(built_site, la
     report_html = (built_site / config.url_prefix(lang) / "validation" / "index.html").read_text(encoding="utf-8")
     checked = 0
     for src in [config.rel(p) for p in [*pages.pages(), *pages.notebooks()] if p.relative_to(config.DOCS).parts[0] == lang]:
-        st = report.page_status(src)
+        st = results.page_status(src)
         if not (st.cells or st.of_kind("python", "bash", "cuda")):
             continue
         page = built_page(built_site, src)
         found = LINE.search(page.read_text(encoding="utf-8"))
         assert found, f"{config.rel(page)} has no validation line under its title"
         href, text = found.group(1), visible_text(found.group(2))
-        assert href.split("#")[0].endswith("validation/") and href.endswith("#" + report.row_id(src)), href
-        assert f'id="{report.row_id(src)}"' in report_html, f"no row {report.row_id(src)} in the {lang} report"
+        assert href.split("#")[0].endswith("validation/") and href.endswith("#" + validated_line.row_id(src)), href
+        assert f'id="{validated_line.row_id(src)}"' in report_html, f"no row {validated_line.row_id(src)} in the {lang} report"
         for part in text.split(" · "):
             assert not ("✓" in part and "✗" in part), f"{src}: {text!r}"
             if "✗" in part:
@@ -136,21 +136,21 @@ def test_the_report_names_pages_machines_failures_and_reasons(built_site, lang):
     for anchor in ("machines", "pages", "failed", "excused"):
         assert f'id="{anchor}"' in text, f"the {lang} report has no #{anchor} section"
     machines = visible_text(re.search(r'id="machines".*?</ul>', text, re.S).group(0))
-    cpu = report.cpu_run()
+    cpu = results.cpu_run()
     assert cpu is not None and f"torch {cpu.machine['torch']}" in machines
-    gpu = report.gpu_run()
+    gpu = results.gpu_run()
     if gpu is not None:
         # the torch that ran there, exactly (the GPU machine's own build, not the pinned one)
-        assert report.gpu_names(gpu.machine) in machines and f"torch {gpu.machine['torch']}" in machines
+        assert results.gpu_names(gpu.machine) in machines and f"torch {gpu.machine['torch']}" in machines
     excused = visible_text(re.search(r'id="excused".*?(?=<h2|</article>)', text, re.S).group(0))
     if lang == "zh":
-        untranslated = [r for r in report.REASONS_ZH if r in excused]
+        untranslated = [r for r in report_words.REASONS_ZH if r in excused]
         assert not untranslated, f"English reasons on the Chinese report: {untranslated}"
-        assert any(zh in excused for zh in report.REASONS_ZH.values()), "no reason on the Chinese report is in Chinese"
+        assert any(zh in excused for zh in report_words.REASONS_ZH.values()), "no reason on the Chinese report is in Chinese"
     failed = visible_text(re.search(r'id="failed".*?(?=<h2)', text, re.S).group(0))
-    n_failed = sum(len(report.page_status(f"docs/{lang}/{p.relative_to(config.DOCS / lang).as_posix()}").cpu.get("failed", []))
+    n_failed = sum(len(results.page_status(f"docs/{lang}/{p.relative_to(config.DOCS / lang).as_posix()}").cpu.get("failed", []))
                    for p in pages.pages() if p.is_relative_to(config.DOCS / lang))
-    assert (report.TEXT[lang]["failed_none"] in failed) == (n_failed == 0)
+    assert (report_words.TEXT[lang]["failed_none"] in failed) == (n_failed == 0)
 
 
 def test_outputs_are_labelled_in_the_pages_language(built_site):

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from devguide import census, config, report
+from devguide import census, config, report, results, validated_line
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,12 +59,12 @@ def test_the_report_never_links_a_page_that_is_gone(tmp_path, monkeypatch):
     data = sources()
     data["fences"].append(dict(data["fences"][0], page="docs/zh/removed/page.md", status="passed"))
     monkeypatch.setattr(config, "VALIDATION_JSON", census.write(data, tmp_path / "validation.json"))
-    report._recorded.cache_clear()
+    results._recorded.cache_clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", census.CensusWarning)
         text = report.render("zh")
     assert "removed/page.md" not in text
-    report._recorded.cache_clear()
+    results._recorded.cache_clear()
 
 
 def _runs(tmp_path, monkeypatch, second_failed=(), second_changed=()):
@@ -85,8 +85,8 @@ def _runs(tmp_path, monkeypatch, second_failed=(), second_changed=()):
     monkeypatch.setattr(config, "BUILD", tmp_path)
     monkeypatch.setattr(config, "VALIDATION_JSON", census.write(first, tmp_path / "validation.json"))
     census.write(second, tmp_path / "validation-torch-2.15.0.json")
-    report._recorded.cache_clear()
-    report._other.cache_clear()
+    results._recorded.cache_clear()
+    results._other.cache_clear()
     return first
 
 
@@ -104,21 +104,21 @@ def test_the_report_has_a_column_per_torch_version(tmp_path, monkeypatch):
     text = report.render("en")
     assert '<th scope="col">torch 2.13.0 (CPU)</th><th scope="col">torch 2.15.0 (CPU)</th>' in text
     assert "**Another CPU run** (`make test-torch`)" in text and "torch 2.15.0+cu132" in text
-    row = next(line for line in text.splitlines() if line.startswith(f'<tr id="{report.row_id(block["page"])}">'))
+    row = next(line for line in text.splitlines() if line.startswith(f'<tr id="{validated_line.row_id(block["page"])}">'))
     cells = re.findall(r'<td data-label="torch 2\.1[35]\.0 \(CPU\)">([^<]*)</td>', row)
     assert len(cells) == 2 and all(c.startswith("✓ ") for c in cells), row
-    report._recorded.cache_clear()
+    results._recorded.cache_clear()
 
 
 def test_a_page_line_names_every_version_its_blocks_ran_on(tmp_path, monkeypatch):
     data = _runs(tmp_path, monkeypatch)
     page = _first_block(data)["page"]
-    line = _text(report.badge("en", page))
+    line = _text(validated_line.badge("en", page))
     assert "ran on CPU (torch 2.13.0, 2.15.0)" in line, line
     monkeypatch.setenv("DEVGUIDE_SITE_TORCH", "2.15")  # the /2.15/ site names its own version first
-    assert "ran on CPU (torch 2.15.0, 2.13.0)" in _text(report.badge("en", page))
-    assert "已在 CPU 上运行（torch 2.15.0、2.13.0）" in _text(report.badge("zh", page.replace("docs/en/", "docs/zh/")))
-    report._recorded.cache_clear()
+    assert "ran on CPU (torch 2.15.0, 2.13.0)" in _text(validated_line.badge("en", page))
+    assert "已在 CPU 上运行（torch 2.15.0、2.13.0）" in _text(validated_line.badge("zh", page.replace("docs/en/", "docs/zh/")))
+    results._recorded.cache_clear()
 
 
 def test_a_failure_or_a_changed_block_of_the_second_run_shows(tmp_path, monkeypatch):
@@ -126,31 +126,31 @@ def test_a_failure_or_a_changed_block_of_the_second_run_shows(tmp_path, monkeypa
     first = _first_block(data)
     same_page = [f for f in data["fences"] if f["page"] == first["page"] and f["kind"] in ("python", "bash")]
     _runs(tmp_path, monkeypatch, second_failed={(first["page"], first["line"])})
-    line = _text(report.badge("en", first["page"]))
+    line = _text(validated_line.badge("en", first["page"]))
     assert f"✗ 1 of {len(same_page)} examples failed on CPU (torch 2.15.0)" in line, line
     assert "ran on CPU (torch 2.13.0)" in line and "2.13.0, 2.15.0" not in line
     assert "CPU, torch 2.15.0" in report.render("en").split("{ #failed }")[1]  # listed under failed blocks
     if len(same_page) > 1:  # a block changed since the 2.15 run no longer counts for it
         _runs(tmp_path, monkeypatch, second_changed={(first["page"], first["line"])})
-        line = _text(report.badge("en", first["page"]))
+        line = _text(validated_line.badge("en", first["page"]))
         assert f"{len(same_page) - 1} of {len(same_page)} examples ran on CPU (torch 2.15.0)" in line, line
-    report._recorded.cache_clear()
+    results._recorded.cache_clear()
 
 
 def test_the_census_names_the_versions_each_block_passed_on(tmp_path, monkeypatch):
     first = _first_block(sources())
     _runs(tmp_path, monkeypatch, second_failed={(first["page"], first["line"])})
-    lines = report.versions_summary()
+    lines = results.versions_summary()
     assert lines[0].startswith("torch 2.13.0 (2.13.0+cpu, ") and " 0 failed" in lines[0]
     assert lines[1].startswith("torch 2.15.0 (2.15.0+cu132, ") and " 1 failed" in lines[1]
     assert f"  {first['page']}:{first['line']}  2.13.0 passed; 2.15.0 failed" in lines
-    report._recorded.cache_clear()
+    results._recorded.cache_clear()
 
 
 def test_a_collect_only_run_writes_no_census():
     """`pytest --collect-only` collects every block and runs none: it must not
     replace the last run's census (and the committed summary) with empty results."""
-    from devguide.pytest_plugin import RunState
+    from devguide.run_state import RunState
 
     state = RunState(collected=set(census.runnable_keys()))
     assert not state.complete_run()
@@ -168,4 +168,4 @@ def test_the_other_runs_line_counts_in_english_and_chinese(tmp_path, monkeypatch
     zh = _first_block(first, "zh")
     _runs(tmp_path, monkeypatch, second_changed={(zh["page"], zh["line"])})
     assert "另有 1 个代码块在那次运行之后改过，不计入" in report.render("zh")
-    report._recorded.cache_clear()
+    results._recorded.cache_clear()

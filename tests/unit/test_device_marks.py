@@ -7,7 +7,8 @@ so -- and counted apart, in the census and in the validation report.
 
 import pytest
 
-from devguide import apicheck, config, pages, report
+from devguide import apicheck, config, pages, report, results, validated_line
+from devguide.blocks import page_blocks
 
 
 def test_mps_and_xpu_marks_are_accepted_and_counted_apart(write_page, tmp_path, device_page):
@@ -19,13 +20,13 @@ def test_mps_and_xpu_marks_are_accepted_and_counted_apart(write_page, tmp_path, 
         (16, "xpu", "needs an Intel GPU (XPU device): no CI machine runs it"),
         (23, "mps", "needs an Apple-silicon MPS device: no CI machine runs it"),
     ]
-    assert [b.mark_names for b in pages.page_blocks(p)] == [set(), {"mps"}, {"xpu"}, {"mps"}]
+    assert [b.mark_names for b in page_blocks(p)] == [set(), {"mps"}, {"xpu"}, {"mps"}]
 
 
 def test_a_block_needs_one_kind_of_device(write_page, tmp_path):
     p = write_page("<!--pytest.mark.mps-->\n<!--pytest.mark.cuda-->\n'''python\nx = 1\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:3: a block needs one kind of device, not cuda and mps"):
-        pages.page_blocks(p)
+        page_blocks(p)
 
 
 @pytest.mark.parametrize(
@@ -39,11 +40,11 @@ def test_a_block_needs_one_kind_of_device(write_page, tmp_path):
 def test_a_comment_near_a_device_mark_is_the_mark_or_an_error(write_page, tmp_path, comment, says):
     p = write_page(f"# P\n\n{comment}\n'''python\nx = 1\n'''\n")
     if says is None:
-        (block,) = pages.page_blocks(p)
+        (block,) = page_blocks(p)
         assert block.mark_names == {"xpu"}
         return
     with pytest.raises(config.DocsError) as error:
-        pages.page_blocks(p)
+        page_blocks(p)
     assert f"{p}:4:" in str(error.value) and says in str(error.value)
 
 
@@ -66,7 +67,7 @@ def test_mps_and_xpu_blocks_are_api_checked(write_page, tmp_path):
         xpu.memory_alocated()
         '''
         """)
-    mps, xpu = pages.page_blocks(p)
+    mps, xpu = page_blocks(p)
     assert apicheck.unresolved_torch_attributes(mps) == [
         f"{p}:5: torch.mps.synchronise does not exist in torch",
         f"{p}:6: torch.backends.mps.is_avaliable does not exist in torch",
@@ -80,34 +81,34 @@ REPORT_PAGE = "docs/en/devices/other-accelerators.md"  # CPU, MPS-only and XPU-o
 
 
 def _run(status):
-    return report.Run("2026-11-23T12:00:00Z", {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu"}, "test", status)
+    return results.Run("2026-11-23T12:00:00Z", {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu"}, "test", status)
 
 
 def test_the_report_says_how_many_mps_and_xpu_blocks_no_ci_machine_executed(monkeypatch):
     import re
 
-    st = report.page_status(REPORT_PAGE, _run({}), None)
+    st = results.page_status(REPORT_PAGE, _run({}), None)
     mps, xpu = len(st.of_kind("mps")), len(st.of_kind("xpu"))
     assert mps and xpu, f"{REPORT_PAGE} has no MPS-only or no XPU-only block"
     cpu = _run({(REPORT_PAGE, b.sha): "passed" for b in st.of_kind("python", "bash")})
-    monkeypatch.setattr(report, "cpu_run", lambda: cpu)
-    monkeypatch.setattr(report, "gpu_run", lambda: None)
-    monkeypatch.setattr(report, "other_cpu_runs", lambda: [])
+    monkeypatch.setattr(results, "cpu_run", lambda: cpu)
+    monkeypatch.setattr(results, "gpu_run", lambda: None)
+    monkeypatch.setattr(results, "other_cpu_runs", lambda: [])
     en = report.render("en")
     found = re.search(r"\*\*No CI machine has executed (\d+) of this site's blocks written for Apple-silicon GPUs \(MPS\) "
                       r"and (\d+) written for Intel GPUs \(XPU\)\*\*", en)
     assert found and int(found.group(1)) >= mps and int(found.group(2)) >= xpu, found
-    row = next(line for line in en.splitlines() if line.startswith(f'<tr id="{report.row_id(REPORT_PAGE)}">'))
+    row = next(line for line in en.splitlines() if line.startswith(f'<tr id="{validated_line.row_id(REPORT_PAGE)}">'))
     assert f'<td data-label="MPS-only">{mps} (not executed)</td><td data-label="XPU-only">{xpu} (not executed)</td>' in row
     assert "没有在任何 CI 机器上执行过**" in report.render("zh")
-    line = re.sub(r"<[^>]+>", "", report.badge("en", REPORT_PAGE))
+    line = re.sub(r"<[^>]+>", "", validated_line.badge("en", REPORT_PAGE))
     assert f"{mps} MPS-only example{'s' * (mps != 1)} not executed by any CI machine" in line, line
     assert f"{xpu} XPU-only example{'s' * (xpu != 1)} not executed by any CI machine" in line, line
     assert "ran on CPU (torch 2.13.0)" in line
-    zh = re.sub(r"<[^>]+>", "", report.badge("zh", REPORT_PAGE.replace("/en/", "/zh/")))
+    zh = re.sub(r"<[^>]+>", "", validated_line.badge("zh", REPORT_PAGE.replace("/en/", "/zh/")))
     assert "仅限 MPS 的示例未在任何 CI 机器上执行" in zh, zh
     # a run on a machine with the device executed them: nothing left unexecuted on the page
     cpu.status.update({(REPORT_PAGE, b.sha): "passed" for b in st.of_kind("mps", "xpu")})
-    assert "not executed" not in report.badge("en", REPORT_PAGE)
-    row = next(line for line in report.render("en").splitlines() if line.startswith(f'<tr id="{report.row_id(REPORT_PAGE)}">'))
+    assert "not executed" not in validated_line.badge("en", REPORT_PAGE)
+    row = next(line for line in report.render("en").splitlines() if line.startswith(f'<tr id="{validated_line.row_id(REPORT_PAGE)}">'))
     assert "not executed" not in row

@@ -13,8 +13,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from devguide import apicheck, config, pages, report, running, site
-from devguide import pytest_plugin as plugin
+from devguide import (
+    apicheck,
+    collection,
+    config,
+    gpu_outputs,
+    pages,
+    run_state,
+    running,
+    site,
+)
+from devguide.blocks import page_blocks
 from devguide.parity import parity_problems, twins
 
 
@@ -44,16 +53,16 @@ def test_an_excused_fence_is_counted_with_its_reason(write_page, tmp_path):
 def test_excuse_needs_a_reason_and_marks_must_be_known(write_page, tmp_path):
     p = write_page("<!--pytest.mark.skip-->\n'''python\nx = 1\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:2: an excused block needs a reason"):
-        pages.page_blocks(p)
+        page_blocks(p)
     p = write_page("<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:2: unknown mark .*pytest.mark.cuda"):
-        pages.page_blocks(p)
+        page_blocks(p)
 
 
 def test_a_missing_snippet_names_the_page_line(write_page, tmp_path):
     p = write_page("# T\n\n'''python\n--8<-- \"snippets/nope/missing.py\"\n'''\n")
     with pytest.raises(config.DocsError, match=rf"{p}:4: .*missing\.py"):
-        pages.page_blocks(p)
+        page_blocks(p)
 
 
 def test_a_page_without_its_twin_is_named(write_page, tmp_path):
@@ -89,7 +98,7 @@ def test_a_wrong_expected_output_fails_with_both_outputs(write_page, tmp_path):
         expected
         '''
         """)
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     with pytest.raises(running.BlockFailure) as failure:
         running.check_output(block, running.run_python(block))
     message = str(failure.value)
@@ -99,9 +108,9 @@ def test_a_wrong_expected_output_fails_with_both_outputs(write_page, tmp_path):
 
 def test_update_outputs_rewrites_the_fence(write_page, tmp_path):
     p = write_page("'''python\nprint(6 * 7)\n'''\n\n<!--pytest-codeblocks:expected-output-->\n'''text\n0\n'''\n")
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     running.write_output(block, running.run_python(block))
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     assert block.expected_output == "42\n"
 
 
@@ -126,14 +135,14 @@ def test_update_outputs_handles_several_fences_on_a_page(write_page, tmp_path):
         0
         '''
         """)
-    for block in sorted(pages.page_blocks(p), key=lambda b: -b.line):
+    for block in sorted(page_blocks(p), key=lambda b: -b.line):
         running.write_output(block, running.run_python(block))
-    assert [b.expected_output for b in pages.page_blocks(p)] == ["a\nb\nc\n", "1\n"]
+    assert [b.expected_output for b in page_blocks(p)] == ["a\nb\nc\n", "1\n"]
 
 
 def test_tracebacks_point_at_page_lines(write_page, tmp_path):
     p = write_page("# T\n\n'''python\nx = 1\ny = x / 0\n'''\n")
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     with pytest.raises(running.BlockFailure) as failure:
         running.run_python(block)
     assert f"{p}:5  y = x / 0" in str(failure.value)
@@ -142,7 +151,7 @@ def test_tracebacks_point_at_page_lines(write_page, tmp_path):
 
 def test_continued_blocks_keep_their_page_lines(write_page, tmp_path):
     p = write_page("'''python\nx = 1\n'''\n\ntext\n\n<!--pytest-codeblocks:cont-->\n'''python\nassert x == 2\n'''\n")
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     assert block.line_map == [(str(p), 2), (str(p), 9)]
     with pytest.raises(running.BlockFailure, match=rf"{p}:9  assert x == 2"):
         running.run_python(block)
@@ -165,13 +174,13 @@ def test_blocks_run_as_main_with_global_state_reset(write_page, tmp_path):
         assert torch.initial_seed() != 123  # a fresh process: no seed carried over
         '''
         """)
-    for block in pages.page_blocks(p):
+    for block in page_blocks(p):
         running.run_python(block)
 
 
 def test_deprecation_warnings_fail_a_block(write_page, tmp_path):
     p = write_page("'''python\nimport warnings\nwarnings.warn('old', DeprecationWarning)\n'''\n")
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     with pytest.raises(running.BlockFailure, match="DeprecationWarning: old"):
         running.run_python(block)
 
@@ -179,7 +188,7 @@ def test_deprecation_warnings_fail_a_block(write_page, tmp_path):
 def test_a_deprecation_announced_as_a_user_warning_fails_a_block(write_page, tmp_path):
     """torch says some deprecations with a plain UserWarning: the message counts."""
     p = write_page("'''python\nimport warnings\nwarnings.warn('f() is Deprecated, use g()')\n'''\n")
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     with pytest.raises(running.BlockFailure, match=r"UserWarning: f\(\) is Deprecated"):
         running.run_python(block)
 
@@ -196,7 +205,7 @@ def test_cuda_blocks_are_api_checked(write_page, tmp_path):
         layer = nn.Linearr(2, 2)
         '''
         """)
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     assert block.mark_names == {"cuda"}
     assert apicheck.unresolved_torch_attributes(block) == [
         f"{p}:5: torch.cuda.event does not exist in torch",
@@ -207,7 +216,7 @@ def test_cuda_blocks_are_api_checked(write_page, tmp_path):
 
 def test_bash_blocks_fail_on_the_first_error(write_page, tmp_path):
     p = write_page("'''bash\nfalse\necho never\n'''\n")
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     with pytest.raises(running.BlockFailure, match=rf"{p}:1: bash block exited with status 1"):
         running.run_bash(block)
 
@@ -234,26 +243,26 @@ TWIN_PAGE = """\
 def test_identical_twins_run_once_and_different_ones_both_run(write_page, tmp_path):
     zh = write_page(TWIN_PAGE.format(title="标题", output="42"), "docs/zh/p.md")
     en = write_page(TWIN_PAGE.format(title="Title", output="42"), "docs/en/p.md")
-    blocks = {"docs/zh/p.md": pages.page_blocks(zh), "docs/en/p.md": pages.page_blocks(en)}
-    pairs = plugin.identical_twins(blocks)
+    blocks = {"docs/zh/p.md": page_blocks(zh), "docs/en/p.md": page_blocks(en)}
+    pairs = collection.identical_twins(blocks)
     assert [(a.page, a.line, b.page, b.line) for a, b in pairs] == [(zh, 3, en, 3), (zh, 13, en, 13)]
     # an expected output that differs (so would the code, a mark or its reason): both run
     en.write_text(en.read_text(encoding="utf-8").replace("42", "41"), encoding="utf-8")
-    blocks["docs/en/p.md"] = pages.page_blocks(en)
-    assert plugin.identical_twins(blocks) == []
+    blocks["docs/en/p.md"] = page_blocks(en)
+    assert collection.identical_twins(blocks) == []
     # a page collected without its twin runs its own blocks
-    assert plugin.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
+    assert collection.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
 
 
 def test_a_twin_counts_with_the_run_that_stands_for_it():
     """On the xdist controller: the report of the Chinese block records its English twin."""
-    run = plugin.RunState()
+    run = run_state.RunState()
     skipped = ["docs/zh/p.md", 3, "Skipped: needs a CUDA device"]  # a list once it crossed from a worker
     for when, longrepr in [("setup", None), ("call", skipped)]:
         run.pytest_runtest_logreport(SimpleNamespace(
             nodeid="docs/zh/p.md::line 3", when=when, duration=0.5, longrepr=longrepr,
             passed=longrepr is None, failed=False, skipped=longrepr is not None,
-            user_properties=[(plugin.TWIN, ["docs/en/p.md", 5])],
+            user_properties=[(run_state.TWIN, ["docs/en/p.md", 5])],
         ))
     assert run.collected == {("docs/en/p.md", 5)}
     assert run.results[("docs/en/p.md", 5)] == {
@@ -271,7 +280,7 @@ def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
     markdown = source.split("---\n", 2)[2]  # mkdocs hands hooks the page without front matter
     src = "docs/en/p.md"
     gpu = tmp_path / "gpu"
-    assert '!!! note "No GPU measurement yet"' in report.gpu_outputs(markdown, page_file, src, "en", gpu)
+    assert '!!! note "No GPU measurement yet"' in gpu_outputs.gpu_outputs(markdown, page_file, src, "en", gpu)
     (gpu / "artifacts" / "outputs").mkdir(parents=True)
     (gpu / "validation.json").write_text(json.dumps({
         "generated": "2026-11-20T03:17:00Z",
@@ -279,10 +288,10 @@ def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
         "fences": [],
     }))
     (gpu / "artifacts" / "outputs" / "docs__en__p.md__8.txt").write_text("h2d pinned 24.1 GB/s\n")
-    shown = report.gpu_outputs(markdown, page_file, src, "en", gpu)
+    shown = gpu_outputs.gpu_outputs(markdown, page_file, src, "en", gpu)
     assert '!!! info "Measured on a GPU: torch 2.13.0+cu130 · NVIDIA L4, 2026-11-20"' in shown
     assert "    ```text\n    h2d pinned 24.1 GB/s\n    ```" in shown
-    shown = report.gpu_outputs(markdown, page_file, src, "zh", gpu)
+    shown = gpu_outputs.gpu_outputs(markdown, page_file, src, "zh", gpu)
     assert '!!! info "GPU 实测：torch 2.13.0+cu130 · NVIDIA L4，2026-11-20"' in shown
     assert "<!-- gpu-output -->" not in shown
 
@@ -369,9 +378,9 @@ def test_an_error_demonstration_that_cannot_fail_is_refused(write_page, tmp_path
         '''
         """)
     with pytest.raises(config.DocsError, match=rf"{p}:2: this try/except shows the error it expects but passes when no error comes"):
-        pages.page_blocks(p)
+        page_blocks(p)
     p.write_text(p.read_text().replace('    assert "invalid literal" in str(e)\n', '    assert "invalid literal" in str(e)\nelse:\n    raise AssertionError("expected a ValueError")\n'))
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     running.run_block(block)
 
 
@@ -393,6 +402,6 @@ def test_a_printed_error_needs_a_verified_output(write_page, handler, output, re
     p = write_page(text)
     if refused:
         with pytest.raises(config.DocsError, match=rf"{p}:2: this try/except shows the error"):
-            pages.page_blocks(p)
+            page_blocks(p)
     else:
-        assert len(pages.page_blocks(p)) == 1
+        assert len(page_blocks(p)) == 1

@@ -17,7 +17,8 @@ import textwrap
 
 import pytest
 
-from devguide import census, config, pages, runner, running
+from devguide import census, config, running, sandbox
+from devguide.blocks import page_blocks
 
 F = "`" * 3
 
@@ -310,7 +311,7 @@ def test_a_block_cannot_change_the_repository(planted):
     back (the guard itself is tested below, in this process)."""
     root, _, out, license_before = planted
     failure = _repo_failure(out)
-    if runner.landlock_abi():
+    if sandbox.landlock_abi():
         assert "PermissionError" in failure and "may not write into the repository" in failure
     else:
         assert "the repository changed while this block ran" in failure
@@ -368,7 +369,7 @@ def test_the_guard_restores_what_a_block_changed(tmp_path):
     (tmp_path / "snippets").mkdir()
     (tmp_path / "LICENSE").write_text("license")
     (tmp_path / "snippets" / "a.py").write_text("a = 1")
-    guard = runner.RepoGuard(tmp_path)
+    guard = sandbox.RepoGuard(tmp_path)
     guard.before()
     (tmp_path / "LICENSE").unlink()
     (tmp_path / "snippets" / "a.py").write_text("a = 2, changed by a block")
@@ -400,14 +401,14 @@ def test_a_comment_that_looks_like_a_mark_is_a_mark_or_an_error(tmp_path, commen
     p.parent.mkdir(parents=True)
     p.write_text(f"# P\n\n{comment}\n{F}bash\npip install something\n{F}\n", encoding="utf-8")
     with pytest.raises(config.DocsError) as error:
-        pages.page_blocks(p)
+        page_blocks(p)
     assert f"{p}:4:" in str(error.value) and says in str(error.value)
 
 
 def test_a_mark_with_the_spaces_of_an_html_comment_is_a_mark(tmp_path):
     p = tmp_path / "p.md"
     p.write_text(f"# P\n\n<!-- pytest.mark.cuda -->\n{F}python\nx = 1\n{F}\n", encoding="utf-8")
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     assert block.mark_names == {"cuda"}
 
 
@@ -422,7 +423,7 @@ def test_an_output_fence_that_would_never_be_compared_is_refused(tmp_path, above
     p = tmp_path / "p.md"
     p.write_text(f"# P\n\n{F}python\nprint(1)\n{F}\n\n{above_output}\n{F}text\n2\n{F}\n", encoding="utf-8")
     with pytest.raises(config.DocsError) as error:
-        pages.page_blocks(p)
+        page_blocks(p)
     assert f"{p}:8:" in str(error.value) and says in str(error.value)
 
 
@@ -434,7 +435,7 @@ def test_an_output_after_a_text_fence_is_refused(tmp_path):
         encoding="utf-8",
     )
     with pytest.raises(config.DocsError, match=rf"{p}:12: .*follows the text fence at line 7, which never runs"):
-        pages.page_blocks(p)
+        page_blocks(p)
 
 
 def test_an_output_for_another_torch_is_chosen_by_version(tmp_path, monkeypatch):
@@ -444,7 +445,7 @@ def test_an_output_for_another_torch_is_chosen_by_version(tmp_path, monkeypatch)
         f"Older torch:\n\n<!--docs:expected-output torch<2.12-->\n{F}text\n2\n{F}\n",
         encoding="utf-8",
     )
-    (block,) = pages.page_blocks(p)
+    (block,) = page_blocks(p)
     monkeypatch.setattr(config, "torch_version", lambda: "2.11.0")
     with pytest.raises(running.BlockFailure, match=r"p.md:15 \(the output for torch<2.12\)"):
         running.check_output(block, "1\n")
@@ -508,13 +509,13 @@ def test_a_changed_snippet_or_environment_changes_every_blocks_key(tmp_path, mon
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "a.py").write_text("x = 1\n", encoding="utf-8")
     monkeypatch.setattr(config, "REPO", tmp_path)
-    before = census.environment_fingerprint.__wrapped__()
-    assert census.environment_fingerprint.__wrapped__() == before
+    before = census.environment_fingerprint.__wrapped__(sandbox.block_limits())
+    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) == before
     (tmp_path / "snippets" / "a.py").write_text("x = 2\n", encoding="utf-8")
-    assert census.environment_fingerprint.__wrapped__() != before
-    changed = census.environment_fingerprint.__wrapped__()
+    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) != before
+    changed = census.environment_fingerprint.__wrapped__(sandbox.block_limits())
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
-    assert census.environment_fingerprint.__wrapped__() != changed
+    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) != changed
 
 
 ANY_TORCH = """\

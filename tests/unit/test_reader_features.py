@@ -70,10 +70,10 @@ PAGE = f"""\
 
 
 def test_a_page_script_holds_the_blocks_in_order_as_the_harness_runs_them(tmp_path):
-    from devguide import pages
+    from devguide.blocks import page_blocks
 
     path = page(tmp_path, PAGE)
-    blocks = pages.page_blocks(path)
+    blocks = page_blocks(path)
     script = downloads.page_script(path, "A page", "https://example.org/a/", "https://github.com/o/r")
     cells = downloads.split_cells(script)
     assert len(cells) == len(blocks) == 6

@@ -3,7 +3,7 @@
 import json
 import re
 
-from devguide import report, summary
+from devguide import report, report_words, results, summary, validated_line
 
 PAGE = "docs/en/async/streams.md"  # CPU blocks and CUDA-only blocks
 
@@ -37,11 +37,11 @@ def test_the_summary_changes_only_when_the_results_do(tmp_path):
 
 def run(status, source="test", machine=None):
     machine = machine or {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu"}
-    return report.Run("2026-11-23T12:59:22Z", machine, source, status)
+    return results.Run("2026-11-23T12:59:22Z", machine, source, status)
 
 
 def line(lang, cpu_status, gpu_status=None):
-    st = report.page_status(PAGE, run({}), run({}))
+    st = results.page_status(PAGE, run({}), run({}))
     cpu_blocks = st.of_kind("python", "bash")
     cuda_blocks = st.of_kind("cuda")
     cpu = run({(PAGE, b.sha): cpu_status(i) for i, b in enumerate(cpu_blocks) if cpu_status(i)})
@@ -49,8 +49,8 @@ def line(lang, cpu_status, gpu_status=None):
     if gpu_status is not None:
         gpu = run({(PAGE, b.sha): gpu_status(i) for i, b in enumerate(cuda_blocks) if gpu_status(i)}, "gpu",
                   {"torch": "2.11.0+cu130", "python": "3.12.3", "accelerator": "cuda", "gpus": ["NVIDIA H100"]})
-    st = report.page_status(PAGE, cpu, gpu)
-    return re.sub(r"<[^>]+>", "", " · ".join(report.line_parts(lang, st, cpu, gpu))), len(cpu_blocks), len(cuda_blocks)
+    st = results.page_status(PAGE, cpu, gpu)
+    return re.sub(r"<[^>]+>", "", " · ".join(validated_line.line_parts(lang, st, cpu, gpu))), len(cpu_blocks), len(cuda_blocks)
 
 
 def test_the_line_says_what_ran_and_never_passed_and_failed_at_once():
@@ -70,27 +70,27 @@ def test_a_block_changed_since_the_run_is_not_yet_run():
 
 
 def test_standard_reasons_are_translated():
-    assert report.reason("zh", "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)").startswith("需要 CUDA 设备")
-    assert report.reason("zh", "needs two GPUs") == "需要两块 GPU"
-    assert report.reason("en", "needs two GPUs") == "needs two GPUs"
+    assert report_words.reason("zh", "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)").startswith("需要 CUDA 设备")
+    assert report_words.reason("zh", "needs two GPUs") == "需要两块 GPU"
+    assert report_words.reason("en", "needs two GPUs") == "needs two GPUs"
 
 
 def test_row_ids():
-    assert report.row_id("docs/en/async/streams.md") == "page-async-streams"
-    assert report.row_id("docs/zh/index.md") == "page-home"
-    assert report.row_id("docs/zh/getting-started/index.md") == "page-getting-started"
-    assert report.row_id("docs/en/getting-started/device-tour.py") == "page-getting-started-device-tour"
+    assert validated_line.row_id("docs/en/async/streams.md") == "page-async-streams"
+    assert validated_line.row_id("docs/zh/index.md") == "page-home"
+    assert validated_line.row_id("docs/zh/getting-started/index.md") == "page-getting-started"
+    assert validated_line.row_id("docs/en/getting-started/device-tour.py") == "page-getting-started-device-tour"
 
 
 def test_a_build_without_a_test_run_shows_the_recorded_run(tmp_path, monkeypatch):
-    st = report.page_status(PAGE, run({}), run({}))
+    st = results.page_status(PAGE, run({}), run({}))
     shas = [b.sha for b in st.of_kind("python", "bash")]
     recorded = tmp_path / "summary.json"
     summary.write_if_changed(census({sha: "passed" for sha in shas}), recorded)
     monkeypatch.setattr(summary, "PATH", recorded)
-    monkeypatch.setattr(report.config, "VALIDATION_JSON", tmp_path / "no-test-run.json")
-    cpu = report.cpu_run()
+    monkeypatch.setattr(results.config, "VALIDATION_JSON", tmp_path / "no-test-run.json")
+    cpu = results.cpu_run()
     assert cpu is not None and cpu.source == "recorded" and cpu.machine["cpu"] == "AMD EPYC"
-    assert len(report.page_status(PAGE, cpu, None).cpu["passed"]) == len(shas)
+    assert len(results.page_status(PAGE, cpu, None).cpu["passed"]) == len(shas)
     rendered = report.render("en")
     assert "From the last run recorded in the repository" in rendered and "AMD EPYC" in rendered
