@@ -77,6 +77,12 @@ def on_page_content(content: str, page, config, files) -> str:
     """The table of contents of a family page shows each message short."""
     if is_error_page(page) and page.file.name != "index":
         for top in page.toc:
-            for item in top.children:
-                item.title = html.escape(short_title(html.unescape(item.title)), quote=False)
+            _shorten(top.children)
     return content
+
+
+def _shorten(items) -> None:
+    """Entries and the variants under them, at every level."""
+    for item in items:
+        item.title = html.escape(short_title(html.unescape(item.title)), quote=False)
+        _shorten(item.children)

@@ -40,6 +40,8 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 
 WORKER = "assets/javascripts/search-worker.js"
+# the site's other scripts that explain themselves at length, served without their comments
+SHRUNK = ("assets/javascripts/search-box.js", "assets/javascripts/reading.js")
 MATERIAL_WORKER = re.compile(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js")
 
 PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
@@ -230,7 +232,8 @@ def on_post_build(config) -> None:
     root = site / "search" / "search_index.json"
     if not root.exists():
         return
-    shrink_worker(site / WORKER)
+    for script in (WORKER, *SHRUNK):
+        shrink_worker(site / script)
     index = json.loads(root.read_text(encoding="utf-8"))
     others = [lang for lang in i18n.build_languages if lang != i18n.default_language]
     by_lang = {i18n.default_language: []} | {lang: [] for lang in others}

@@ -203,3 +203,13 @@ def test_a_missing_english_page_gets_the_english_404_page(page, server, built_si
     page.wait_for_url(server + "/en/404.html")
     assert page.locator("html").get_attribute("lang") == "en"
     assert page.locator("article h1").inner_text().strip() == "404 - Page not found"
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_an_old_error_reference_anchor_opens_its_entry(page, server, lang):
+    """The error reference was one page: /reference/errors/#anchor, linked from
+    elsewhere, opens the entry on its family page."""
+    prefix = "/" + config.url_prefix(lang)
+    page.goto(f"{server}{prefix}reference/errors/#expected-all-tensors-same-device")
+    page.wait_for_url(f"**{prefix}reference/errors/devices/#expected-all-tensors-same-device", timeout=10_000)
+    assert page.locator("[id='expected-all-tensors-same-device']").count() == 1

@@ -9,11 +9,12 @@ through the keyboard, as a reader does.
 """
 
 import gzip
+import re
 from urllib.parse import urlsplit
 
 import pytest
 
-from devguide import config, pages, searchbench
+from devguide import config, pages, realbench, searchbench
 
 QUERIES = searchbench.load()
 
@@ -68,41 +69,37 @@ def test_search_benchmark(search_page, server, lang, record_property):
 
 
 def error_sections(lang):
-    """(pasted text, anchor) for each message of the error reference."""
-    page = config.REPO / "docs" / lang / "reference" / "errors.md"
-    if not page.exists():
-        return []
+    """(pasted text, page, anchor) for each message of the error reference (one
+    page per family under reference/errors/, each message a level-2 heading)."""
     found = []
-    for _, level, anchor in pages.heading_anchors(page):
-        if level != "###":
+    for page in sorted((config.REPO / "docs" / lang / "reference" / "errors").glob("*.md")):
+        if page.stem == "index":
             continue
-        line = next(
-            text for text in page.read_text(encoding="utf-8").splitlines()
-            if text.startswith("### ") and text.rstrip().endswith(f"{{ #{anchor} }}")
-        )
-        message = line[4:].rsplit("{", 1)[0].strip()
-        found.append((message, anchor))
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for n, level, anchor in pages.heading_anchors(page):
+            if level == "##":
+                found.append((lines[n - 1][3:].rsplit("{", 1)[0].strip(), f"reference/errors/{page.stem}/", anchor))
     return found
 
 
 @pytest.mark.parametrize("lang", config.LANGUAGES)
 def test_pasted_error_messages_find_their_section(search_page, server, lang):
     """Pasting a message of the error reference (its first 60 characters, as
-    readers often paste a truncated line) lists its section, with the error
-    reference among the first three pages."""
+    readers often paste a truncated line) lists its section, with its page
+    among the first three."""
     sections = error_sections(lang)
-    assert len(sections) >= 20, f"docs/{lang}/reference/errors.md lists {len(sections)} messages"
+    assert len(sections) >= 60, f"docs/{lang}/reference/errors/ lists {len(sections)} messages"
     page = search_page(lang)
     root = searchbench.root_url(server, lang)
     misses = []
-    answers = page.evaluate(searchbench.RUN, [message[:60] for message, _ in sections])
-    for (message, anchor), items in zip(sections, answers, strict=True):
+    answers = page.evaluate(searchbench.RUN, [message[:60] for message, _, _ in sections])
+    for (message, url, anchor), items in zip(sections, answers, strict=True):
         query = message[:60]
         top = searchbench.page_paths(items, root)[:3]
         links = [link for item in items for link in item]
-        section = any("/reference/errors/" in h and h.endswith(f"#{anchor}") for h in links)
-        if "reference/errors/" not in top or not section:
-            misses.append(f"{query!r} (#{anchor}): {top}")
+        section = any(f"/{url}" in h and h.endswith(f"#{anchor}") for h in links)
+        if url not in top or not section:
+            misses.append(f"{query!r} ({url}#{anchor}): {top}")
     assert not misses, f"{lang}: pasted messages that do not find their section:\n" + "\n".join(misses)
 
 
@@ -156,3 +153,169 @@ def test_the_first_answer_needs_only_the_first_part_of_the_index(browser, server
     assert page.evaluate("() => window.__devguideSearch.restFailed") is None
     assert page.locator(".md-search-result__item").count() > 0
     context.close()
+
+
+# ------------------------------------------------------------------ what a reader who pastes gets
+
+TRACEBACK = """Traceback (most recent call last):
+  File "/home/alice/proj/train.py", line 52, in <module>
+    loss = model(x.to(device)).sum()
+           ^^^^^^^^^^^^^^^^^^^
+  File "/home/alice/.conda/envs/py311/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1751, in _wrapped_call_impl
+    return self._call_impl(*args, **kwargs)
+RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)
+"""
+ANSWER = ("reference/errors/devices/", "expected-all-tensors-same-device")
+
+
+def _results(page, root):
+    page.wait_for_selector(".md-search-result__item a.md-search-result__link", timeout=10_000)
+    return page.locator(".md-search-result__item").evaluate_all(
+        "items => items.map(li => Array.from(li.querySelectorAll('a.md-search-result__link')).map(a => a.href))")
+
+
+def _answered(page, value):
+    page.wait_for_function("v => (window.__devguideSearch.answered || []).includes(v)", arg=value, timeout=10_000)
+
+
+@pytest.fixture
+def fresh_search(browser, server):
+    contexts = []
+
+    def open_(lang):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        page = searchbench.open_search(context, server, lang)
+        page.evaluate("() => { window.__devguideSearch.answered = []; }")
+        return page, searchbench.root_url(server, lang)
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_a_paste_or_an_input_method_searches_without_a_key(fresh_search, lang):
+    """Text put into the box without a key event (a paste from the context menu or
+    a phone's long press fires only "input"; an input method commits with
+    "compositionend") is searched at once."""
+    page, root = fresh_search(lang)
+    page.evaluate("""() => {
+      const box = document.querySelector("input.md-search__input");
+      box.value = "Cannot re-initialize CUDA in forked subprocess";
+      box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+    }""")
+    _answered(page, "Cannot re-initialize CUDA in forked subprocess")
+    top = searchbench.page_paths(_results(page, root), root)[:3]
+    assert "reference/errors/cuda-runtime/" in top, f"{lang}: a paste without a key: top three {top}"
+    word = "锁页内存" if lang == "zh" else "pinned memory"
+    page.evaluate("""word => {
+      const box = document.querySelector("input.md-search__input");
+      box.dispatchEvent(new CompositionEvent("compositionstart", { bubbles: true }));
+      box.value = word;
+      box.dispatchEvent(new InputEvent("input", { bubbles: true, isComposing: true }));
+      box.dispatchEvent(new CompositionEvent("compositionend", { bubbles: true, data: word }));
+    }""", word)
+    _answered(page, word)
+    top = searchbench.page_paths(_results(page, root), root)[:3]
+    assert "async/pinned-memory/" in top, f"{lang}: an input method's commit: top three {top}"
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_a_pasted_traceback_is_read_for_its_error_and_finds_the_entry(fresh_search, lang):
+    """A whole traceback pasted (frames, paths, line numbers, a caret line, the
+    reader's device index): the box keeps the error line without the frames and
+    the entry's page is the first result, opening the entry's section."""
+    page, root = fresh_search(lang)
+    page.evaluate("""text => {
+      const box = document.querySelector("input.md-search__input");
+      box.focus();
+      const clipboard = new DataTransfer();
+      clipboard.setData("text/plain", text);
+      box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true }));
+    }""", TRACEBACK)
+    value = page.locator("input.md-search__input").input_value()
+    assert value.startswith("RuntimeError: Expected all tensors to be on the same device"), value
+    assert "File " not in value and "site-packages" not in value, value
+    _answered(page, value)
+    items = _results(page, root)
+    first = items[0][0]
+    assert first.removeprefix(root).split("?")[0].split("#")[0] == ANSWER[0], items[:3]
+    assert first.split("#")[-1] in _entry_ids(page, first.split("#")[0]), (
+        f"{lang}: the first result does not open the entry #{ANSWER[1]} or a part of it: {first}")
+
+
+def _entry_ids(page, url):
+    """The ids of the entry ANSWER (its heading and the headings under it) on the built page."""
+    html = page.request.get(url).text()
+    start = html.index(f'id="{ANSWER[1]}"')
+    end = html.find("<h2", start)
+    return {ANSWER[1], *re.findall(r'<h[3-6][^>]* id="([^"]+)"', html[start:end if end > 0 else None])}
+
+
+LONG_MESSAGE = ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+                "cuda:0 and cpu!")
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_a_result_opens_its_section_with_the_words_highlighted(fresh_search, lang):
+    """Following the first result of a pasted message lands on the entry (its
+    anchor, not the top of the page) with words of the message highlighted in it."""
+    page, root = fresh_search(lang)
+    page.evaluate("""text => {
+      const box = document.querySelector("input.md-search__input");
+      box.value = text;
+      box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+    }""", LONG_MESSAGE)
+    _answered(page, LONG_MESSAGE)
+    first = _results(page, root)[0][0]
+    assert "h=" in first, f"{lang}: the first result carries no words to highlight: {first}"
+    anchor = first.split("#")[-1]
+    assert anchor in _entry_ids(page, first.split("#")[0]), f"{lang}: the first result is not the entry: {first}"
+    page.locator(".md-search-result__item a.md-search-result__link").first.click()
+    page.wait_for_url(f"**/{ANSWER[0]}**", timeout=10_000)
+    assert page.url.endswith("#" + anchor), page.url
+    page.wait_for_selector(f"[id='{anchor}'] ~ * mark, [id='{anchor}'] mark", timeout=10_000)
+    marks = page.evaluate("""id => {
+      const heading = document.getElementById(id);
+      let n = heading.querySelectorAll("mark").length;
+      for (let el = heading.nextElementSibling; el && el.tagName !== "H2"; el = el.nextElementSibling) n += el.querySelectorAll("mark").length;
+      return n;
+    }""", anchor)
+    assert marks > 0, f"{lang}: no word of the message is highlighted in the entry ({page.url})"
+    assert "h=" not in page.url, f"{lang}: the words stay in the address after they are marked: {page.url}"
+
+
+HUBS = ("validation/", "reference/glossary/", "print/", "reference/errors/")
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_hub_pages_do_not_outrank_the_page_that_answers(search_page, server, lang):
+    """The validation report, the glossary, the print page and the error index
+    gather the other pages' words: for the benchmark's queries whose answer is a
+    page of its own, no such hub is the first result."""
+    queries = [q for q in searchbench.active(QUERIES, lang) if not any(p in HUBS for p in q.pages)]
+    page = search_page(lang)
+    searchbench.run(page, server, queries)
+    first_hubs = [f"  {q.q!r}: {q.got[:3]}" for q in queries if q.got and q.got[0] in HUBS]
+    assert not first_hubs, f"{lang}: a hub page is the first result:\n" + "\n".join(first_hubs)
+
+
+REAL_QUESTIONS, REAL_ERRORS = realbench.load_questions(), realbench.load_errors()
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_real_questions_and_pasted_errors(search_page, server, built_site, lang, record_property):
+    """The material real users posted (tests/site/real_*.toml, with sources): the
+    questions of this language find a page that answers them in the top three,
+    and every message of the corpus, pasted whole into this language's box, finds
+    its entry's page in the top three, at least as often as devguide.realbench's
+    floors say; each message's entry is on both sites at least that often."""
+    page = search_page(lang)
+    realbench.run(page, server, lang, REAL_QUESTIONS, REAL_ERRORS)
+    numbers = realbench.numbers(REAL_QUESTIONS, REAL_ERRORS, built_site)[lang]
+    for key, value in numbers.items():
+        record_property(key, round(value, 3))
+    floors = realbench.FLOORS[lang]
+    low = [f"{key} {numbers[key]:.0%} < {floor:.0%}" for key, floor in floors.items() if numbers[key] < floor]
+    assert not low, f"{lang}: " + "; ".join(low) + "\n" + "\n".join(realbench.misses(REAL_QUESTIONS, REAL_ERRORS, lang)[:40])

@@ -240,3 +240,38 @@ def test_every_page_loads_within_the_budget_as_served(built_site):
         if total > TRANSFER_BUDGET:
             over.append(f"{rel}: {total} bytes")
     assert not over, "pages over the first-load budget (gzip):\n" + "\n".join(over)
+
+
+HTML_BUDGET = 300_000  # bytes of HTML per page (issue 24: the error reference split to stay under it)
+
+
+def test_no_page_is_over_the_html_budget(built_site):
+    """No page's HTML is over 300 kB: the error reference is one page per family of
+    messages. The print pages hold the whole guide on purpose and are left out."""
+    over = [f"{p.relative_to(built_site)}: {p.stat().st_size} bytes" for p in built_site.rglob("*.html")
+            if not p.relative_to(built_site).as_posix().endswith("print/index.html") and p.stat().st_size > HTML_BUDGET]
+    assert not over, "pages over 300 kB of HTML:\n" + "\n".join(over)
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_the_error_reference_lists_every_entry_with_short_titles(built_site, lang):
+    """The hub links every entry of every family page (by its anchor), and the
+    tables of contents show messages short, not whole."""
+    folder = config.DOCS / lang / "reference" / "errors"
+    root = built_site / config.url_prefix(lang) / "reference" / "errors"
+    hub = (root / "index.html").read_text(encoding="utf-8")
+    missing, long_titles = [], []
+    for page in sorted(folder.glob("*.md")):
+        if page.stem == "index":
+            continue
+        for _, level, anchor in pages.heading_anchors(page):
+            if level == "##" and f'href="{page.stem}/#{anchor}"' not in hub:
+                missing.append(f"{page.stem}#{anchor}")
+        built = (root / page.stem / "index.html").read_text(encoding="utf-8")
+        toc = built[built.index('class="md-nav md-nav--secondary"'):]
+        toc = toc[: toc.index("</nav>")]
+        for title in re.findall(r'<span class="md-ellipsis">\s*(.*?)\s*</span>', toc, re.S):
+            if len(html.unescape(re.sub(r"<[^>]+>", "", title))) > 64:
+                long_titles.append(f"{page.stem}: {title[:80]}")
+    assert not missing, f"{lang}: entries the hub does not list:\n" + "\n".join(missing)
+    assert not long_titles, f"{lang}: table-of-contents titles over 64 characters:\n" + "\n".join(long_titles)

@@ -12,3 +12,14 @@
   new MutationObserver(name).observe(document.body, { childList: true, subtree: true });
   name();
 })();
+
+// A link to an anchor that moved: the error reference was one page, and links
+// to /reference/errors/#anchor still exist elsewhere. When the address names an
+// anchor this page does not have, and the page links that anchor on another
+// page (the hub links every entry), the reader is taken there.
+(function () {
+  var id = decodeURIComponent(location.hash.slice(1));
+  if (!id || document.getElementById(id)) return;
+  var link = document.querySelector('article a[href$="#' + CSS.escape(id) + '"]');
+  if (link) location.replace(link.href);
+})();

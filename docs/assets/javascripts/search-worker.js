@@ -48,13 +48,20 @@
     "i if in into is it its me my of on or our should so than that the their them then there these " +
     "they this those to too use used using via vs was we were what when where which while who why " +
     "will with would you your get got getting want need way ways make made does don doesn isn " +
-    "after before about also just only any some such not no yes please help"
+    "after before about also just only any some such not no yes please help " +
+    // the filler of real questions (tests/site/real_questions_en.toml)
+    "hi hello thanks thank question questions wondering wonder know anyone someone anybody really " +
+    "actually possible able am maybe seem seems currently still kind sort"
   ).split(" "));
   var STOP_ZH = new Set((
     "的 了 吗 呢 吧 啊 呀 么 嘛 是 在 我 你 他 她 它 我们 你们 把 被 和 与 及 或 就 都 也 还 又 要 " +
     "会 能 可以 可 怎么 怎样 怎么样 怎么办 如何 什么 为什么 为何 哪 哪个 哪些 有 有没有 一个 这 那 这个 " +
     "那个 这样 那样 之 后 以后 之后 时 时候 上 下 中 里 到 给 让 用 使用 对 从 做 得 地 着 过 " +
-    "请问 求 求助 问题 方法 一下 下 一些 是否 不 没 每个 每 个 所有 以上"
+    "请问 求 求助 问题 方法 一下 下 一些 是否 不 没 每个 每 个 所有 以上 " +
+    // the filler of real questions (tests/site/real_questions_zh.toml): words that ask, not what is asked about
+    "到底 究竟 具体 一直 总是 老是 请教 大佬 各位 作者 您好 你好 谢谢 感谢 想问 想 问 请 知道 发现 感觉 " +
+    "觉得 好像 似乎 应该 这种 那种 但是 但 而且 然后 所以 因为 如果 的话 啥 咋 咋办 怎么回事 会不会 " +
+    "能不能 可不可以 是不是 已经 就是 非常 很 太 比较 自己 目前 现在 当前 手上 这边 大家"
   ).split(" "));
 
   // Readers' words for the site's words (and back): a query word also matches
@@ -721,7 +728,30 @@
     return out;
   }
 
+  // ------------------------------------------------------------------ pasted text
+
+  // A long paste (a log line, a message with its paths and addresses): paths
+  // and hexadecimal addresses are not what it asks about. Tracebacks pasted
+  // into the box arrive here already cut to their error lines (search-box.js:
+  // an <input> drops line breaks, so the page reads them before it does).
+  var PATH = /(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]+){2,}[\\/]?/g;
+  var HEX = /\b0x[0-9a-fA-F]+\b/g;
+
+  function pasted(raw) {
+    return raw.length < 160 ? raw : raw.replace(PATH, " ").replace(HEX, " ");
+  }
+
+  // Pages that gather the others (the validation report, the glossary, the
+  // print pages) answer a query only when no page of its own does.
+  var HUB = /(?:^|\/)(?:validation|print|reference\/glossary)\/$/;
+  var HUB_WEIGHT = 0.5;
+  // The misconceptions page touches every topic in a few lines each: it answers
+  // when the topic's own page does not.
+  var BROAD = /(?:^|\/)reference\/misconceptions\/$/;
+  var BROAD_WEIGHT = 0.8;
+
   function search(raw) {
+    raw = pasted(raw);
     var groups = parse(raw, false);
     if (!groups.length) groups = parse(raw, true);
     var known = groups.filter(function (g) { return rarity(g) > 0; });
@@ -747,7 +777,9 @@
       termsOf.forEach(function (list, g) {
         if (list.some(function (id) { return title.indexOf(id) >= 0; })) named += weights[g];
       });
-      ranked.push({ page: page, score: score * (1 + PAGE_TITLE_BOOST * named / all), sections: list });
+      var path = docs[page].location.split("#")[0];
+      var hub = HUB.test(path) ? HUB_WEIGHT : BROAD.test(path) ? BROAD_WEIGHT : 1;
+      ranked.push({ page: page, score: hub * score * (1 + PAGE_TITLE_BOOST * named / all), sections: list });
     });
     ranked.sort(function (x, y) { return y.score - x.score; });
     if (!ranked.length) return { items: [] };
@@ -781,9 +813,12 @@
           terms: hit
         };
       });
-      if (!group.some(function (item) { return item.location === docs[r.page].location; })) {
-        var article = docs[r.page];
-        group.push({ location: article.location, title: article.title.replace(CJK_GAP, "$1"), text: "", score: 0, terms: labels });
+      // The result opens the best section (Material's main link is the item
+      // without "#", or else the last one): a pasted message lands on its entry,
+      // highlighted, not on the top of the page.
+      if (group[0].location.indexOf("#") >= 0) {
+        var best = group.shift();
+        return group.filter(function (item) { return item.location !== docs[r.page].location; }).concat([best]);
       }
       return group;
     });

@@ -1,0 +1,127 @@
+// The search box answers whatever puts text into it, and reads a pasted
+// traceback the way a reader means it.
+//
+// 1. Material searches on "keyup", so a paste from the context menu, a long
+//    press on a phone or an input method's commit (none of which fires a key
+//    event) left the results empty until the reader pressed a key. Every
+//    "input" event (and the end of a composition) is now followed by the keyup
+//    Material listens to; Material ignores a query it has just answered, so a
+//    real keyup after it costs nothing.
+// 2. An <input> drops the line breaks of a paste, gluing the last word of one
+//    line to the first of the next. A paste of several lines is read here
+//    first (devguideSearchPaste): traceback frames ('File "…", line N, in f')
+//    and the source line under each, caret lines and "Traceback (most recent
+//    call last)" go; log prefixes ("[rank0]:[E321 02:07:08 …]", "W1110 … ]")
+//    go; when lines name an error (RuntimeError: …, terminate called …, NCCL
+//    error …), those lines and the lines that continue them are what is
+//    searched, each distinct line once (ranks repeat it with other numbers).
+//    The box shows what is searched.
+// 3. A result's link carries the words it matched (?h=…). Material marks them
+//    on the page it opens only once the search index is loaded, and this site
+//    loads the index when the reader goes for the search box, not with every
+//    page: the words are marked here instead, in the page's article, and the
+//    parameter is dropped from the address so that Material does not mark
+//    them a second time.
+(function () {
+  "use strict";
+  var BOX = "input.md-search__input";
+  var FRAME = /^\s*File "[^"]*", line \d+/;
+  var CARETS = /^\s*[\^~]+\s*$/;
+  var TRACEBACK = /^\s*Traceback \(most recent call last\)|^\s*The above exception was the direct cause|^\s*During handling of the above exception/;
+  var ERROR_LINE = /(?:^|[\]:\s])(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning|Failure)\b|terminate called|what\(\):|CUDA error|NCCL error|cuDNN error|Watchdog caught|ERROR:|[Ee]rror:)/;
+  // "[80746] [rank0]:[E321 02:07:08.408 ProcessGroupNCCL.cpp:607] ", "W1110 17:56:13.321 77473 torch/x.py:1550] [0/8] "
+  var LOG_PREFIX = /^\s*(?:\[\d+\]\s*)?(?:\[(?:rank|Rank|RANK)\s*\d+\]:?\s*)?(?:\[?[EWIF]\d{3,4} [\d:.]+ [^\]]*\]\s*)?(?:\[\d+\/\d+\]\s*)?/;
+  var LIMIT = 1000;
+
+  function paste(text) {
+    var lines = text.split(/\r?\n/);
+    if (lines.length < 2) return text;
+    var kept = [], underFrame = false;
+    lines.forEach(function (line) {
+      if (FRAME.test(line)) { underFrame = true; return; }
+      if (underFrame && /^\s+\S/.test(line) && !ERROR_LINE.test(line)) { underFrame = false; return; }
+      underFrame = false;
+      if (TRACEBACK.test(line) || CARETS.test(line) || !line.trim()) return;
+      kept.push(line.replace(LOG_PREFIX, "").trim());
+    });
+    var errors = [], seen = new Set(), inError = false;
+    kept.forEach(function (line) {
+      if (ERROR_LINE.test(line)) inError = true;
+      else if (!inError) return;
+      var key = line.replace(/\d+/g, "#");
+      if (!seen.has(key)) { seen.add(key); errors.push(line); }
+    });
+    var out = (errors.length ? errors : kept).join(" ");
+    return out.length > LIMIT ? out.slice(0, LIMIT) : out;
+  }
+  window.devguideSearchPaste = paste;
+
+  var composing = false;
+  function search(box) {
+    box.dispatchEvent(new KeyboardEvent("keyup", { bubbles: true }));
+  }
+  function isBox(target) {
+    return target && target.matches && target.matches(BOX);
+  }
+  document.addEventListener("paste", function (ev) {
+    if (!isBox(ev.target) || !ev.clipboardData) return;
+    var text = ev.clipboardData.getData("text/plain");
+    if (!/[\r\n]/.test(text)) return;  // one line: the browser pastes it, "input" searches
+    ev.preventDefault();
+    var box = ev.target;
+    box.setRangeText(paste(text), box.selectionStart || 0, box.selectionEnd || 0, "end");
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }, true);
+  document.addEventListener("compositionstart", function (ev) {
+    if (isBox(ev.target)) composing = true;
+  }, true);
+  document.addEventListener("compositionend", function (ev) {
+    if (!isBox(ev.target)) return;
+    composing = false;
+    search(ev.target);
+  }, true);
+  document.addEventListener("input", function (ev) {
+    if (!composing && isBox(ev.target)) search(ev.target);
+  }, true);
+
+  function highlight() {
+    var url = new URL(location.href);
+    var words = (url.searchParams.get("h") || "").split(/\s+/).filter(function (w) {
+      return w.length > 1 || /[\u3400-\u9fff]/.test(w);
+    });
+    var article = document.querySelector("article.md-content__inner");
+    if (!words.length || !article) return;
+    words.sort(function (a, b) { return b.length - a.length; });
+    var pattern = new RegExp("(" + words.map(function (w) {
+      var escaped = w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      return /^\w/.test(w) ? "\\b" + escaped : escaped;  // English words from their start; Chinese anywhere
+    }).join("|") + ")", "gi");
+    var walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
+      acceptNode: function (node) {
+        return node.parentElement.closest("script, style, mark, .md-clipboard, .headerlink")
+          ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+      }
+    });
+    var nodes = [];
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      pattern.lastIndex = 0;
+      if (pattern.test(node.nodeValue)) nodes.push(node);
+    }
+    nodes.forEach(function (node) {
+      var fragment = document.createDocumentFragment(), text = node.nodeValue, last = 0;
+      text.replace(pattern, function (match, word, at) {
+        fragment.appendChild(document.createTextNode(text.slice(last, at)));
+        var mark = document.createElement("mark");
+        mark.setAttribute("data-md-highlight", "");
+        mark.textContent = match;
+        fragment.appendChild(mark);
+        last = at + match.length;
+      });
+      fragment.appendChild(document.createTextNode(text.slice(last)));
+      node.parentNode.replaceChild(fragment, node);
+    });
+    url.searchParams.delete("h");
+    history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+  }
+  highlight();
+})();
