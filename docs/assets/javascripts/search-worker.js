@@ -61,7 +61,8 @@
     // the filler of real questions (tests/site/real_questions_zh.toml): words that ask, not what is asked about
     "到底 究竟 具体 一直 总是 老是 请教 大佬 各位 作者 您好 你好 谢谢 感谢 想问 想 问 请 知道 发现 感觉 " +
     "觉得 好像 似乎 应该 这种 那种 但是 但 而且 然后 所以 因为 如果 的话 啥 咋 咋办 怎么回事 会不会 " +
-    "能不能 可不可以 是不是 已经 就是 非常 很 太 比较 自己 目前 现在 当前 手上 这边 大家"
+    "能不能 可不可以 是不是 已经 就是 非常 很 太 比较 自己 目前 现在 当前 手上 这边 大家 " +
+    "关于 进行 遇到 还是"
   ).split(" "));
 
   // Readers' words for the site's words (and back): a query word also matches
@@ -69,7 +70,7 @@
   // two ways.
   var SYNONYMS = {
     "放到": ["搬到", "移到", "搬运", "搬"], "放在": ["搬到", "放到", "搬运"], "移到": ["搬到", "放到", "搬运"],
-    "转到": ["搬到", "搬运"], "挪到": ["搬到", "搬运"], "搬到": ["放到", "移到"], "显卡": ["gpu"],
+    "转到": ["搬到", "搬运"], "挪到": ["搬到", "搬运"], "搬到": ["放到", "移到"], "显卡": ["gpu"], "双卡": ["多卡"],
     "fp16": ["float16"], "float16": ["fp16"], "half": ["float16"], "半精度": ["float16"],
     "fp32": ["float32"], "bf16": ["bfloat16"], "bfloat16": ["bf16"], "fp64": ["float64"],
     "mac": ["mps"], "m1": ["mps"], "m2": ["mps"], "苹果": ["mps", "apple"], "apple": ["mps"],
@@ -141,7 +142,10 @@
   // Words that frame a question more than they name its subject: kept, weakly
   var WEAK = new Set((
     "作用 用法 意思 含义 区别 原理 办法 解决 多少 设置 报错 出现 正确 difference work problem issue " +
-    "correct correctly right best proper properly wrong"
+    "correct correctly right best proper properly wrong " +
+    // the English for the Chinese ones above (作用 用法 意思 原理 解决 出现 设置), and bug as issue
+    "purpose usage meaning explain explanation principle solve fix resolve occur happen happens " +
+    "setting settings bug bugs"
   ).split(" "));
 
 
@@ -162,6 +166,9 @@
     if (w.endsWith("es") && (w.endsWith("sses") || w.endsWith("xes") || w.endsWith("zes") ||
         w.endsWith("ches") || w.endsWith("shes"))) w = w.slice(0, -2);
     else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);
+    // the noun and the verb alike: synchronization → synchroniz(e), evaluation → evaluat(e)
+    if (w.length > 8 && (w.endsWith("ization") || w.endsWith("isation"))) return w.slice(0, -5);
+    if (w.length > 7 && w.endsWith("ation")) return w.slice(0, -3);
     if (w.length > 5 && w.endsWith("ing")) { w = w.slice(0, -3); cut = true; }
     else if (w.length > 4 && w.endsWith("ed")) { w = w.slice(0, -2); cut = true; }
     else if (w.length > 5 && w.endsWith("er")) w = w.slice(0, -2);
@@ -426,7 +433,8 @@
       if (best[s] === -Infinity) continue;
       for (var len = 1; len <= hanMaxLength && s + len <= n; len++) {
         var word = run.substr(s, len);
-        var c = hanCount.get(word) || (synonymMap.has(word) ? 2 : 0);
+        // a reader's word the pages lack (a synonym's key, a stop word: 作者) is still a word
+        var c = hanCount.get(word) || (synonymMap.has(word) || STOP_ZH.has(word) ? 2 : 0);
         var score;
         if (c) score = best[s] + Math.log(c) - logTotal;
         else if (len === 1) score = best[s] - logTotal - 4;
@@ -557,7 +565,18 @@
       groups.push(group);
     });
     joined(groups);
-    return groups;
+    return once(groups);
+  }
+
+  // A word the query repeats ("训练 … 训练", "device= vs .to(device)") is still
+  // one thing it asks about: counted twice, it outweighed the rest.
+  function once(groups) {
+    var seen = new Set();
+    return groups.filter(function (g) {
+      if (seen.has(g.label)) return false;
+      seen.add(g.label);
+      return true;
+    });
   }
 
   // Neighbouring words that the pages write as one name ("data loader" is also
@@ -614,6 +633,10 @@
   var PART_WEIGHT = 0.6;
   var MAX_PAGES = 10, MAX_SECTIONS = 6;
   var PAGE_TITLE_BOOST = 0.5;
+  // A page scores its best sections, each counting DECAY times the one before
+  // it (the first SECTIONS_SUMMED of them): a page that answers a question in
+  // several sections beats one section that happens to share its words
+  var DECAY = 0.6, SECTIONS_SUMMED = 8;
   // Neighbouring words joined into a name the pages use ("data loader" →
   // DataLoader) are one more way to match, not one more thing the query asks
   // for: at full weight a short title naming DataLoader outranked the page
@@ -673,12 +696,20 @@
     return best;
   }
 
+  // A section's score is scaled by the share of the query it covers,
+  // COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) · share (squared, it let a section
+  // with every common word beat the one with the words that matter)
+  var COVERAGE_FLOOR = 0.3;
+  // each word's part of that share: its weight times its rarity to this power
+  // (at 1, one rare word of a question outweighed all its others)
+  var RARITY_POWER = 0.5;
+
   function rank(groups) {
     var total = new Map(), covered = new Map();
     var coverable = 0;
     var matched = new Set();
     groups.forEach(function (group) {
-      var weight = group.w * rarity(group);
+      var weight = group.w * Math.pow(rarity(group), RARITY_POWER);
       if (!weight) return;
       coverable += weight;
       groupScores(group).forEach(function (s, d) {
@@ -689,7 +720,7 @@
     var sections = [];
     total.forEach(function (s, d) {
       var coverage = covered.get(d) / coverable;
-      sections.push({ d: d, score: s * (0.2 + 0.8 * coverage * coverage) });
+      sections.push({ d: d, score: s * (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * coverage) });
     });
     return sections;
   }
@@ -742,13 +773,23 @@
   }
 
   // Pages that gather the others (the validation report, the glossary, the
-  // print pages) answer a query only when no page of its own does.
-  var HUB = /(?:^|\/)(?:validation|print|reference\/glossary)\/$/;
+  // print pages, the home page) answer a query only when no page of its own does.
+  var HUB = /(?:^|\/)(?:validation|print|reference\/glossary)\/$|^(?:en\/)?$/;
   var HUB_WEIGHT = 0.5;
   // The misconceptions page touches every topic in a few lines each: it answers
   // when the topic's own page does not.
   var BROAD = /(?:^|\/)reference\/misconceptions\/$/;
-  var BROAD_WEIGHT = 0.8;
+  var BROAD_WEIGHT = 0.7;
+  // The error reference (one section per message) answers a pasted message;
+  // a question in the reader's own words is answered by the topic's page, and
+  // the long, wordy entries otherwise crowd it out.
+  var ERRORS = /(?:^|\/)reference\/errors\//;
+  var ERRORS_WEIGHT = 0.5;
+  // What a message looks like: an exception's name, "error"/"warning", a
+  // CUDA/NCCL status, or the Chinese words for an error
+  var MESSAGE = /[a-z](?:Error|Exception|Warning)\b|\b(?:error|errors|exception|warning|failed|traceback|cuda\w*Error\w*)\b|报错|错误|异常/i;
+  // or a long line in English with no question mark: a log line
+  var PASTE_LENGTH = 100;
 
   function search(raw) {
     raw = pasted(raw);
@@ -769,16 +810,19 @@
     var termsOf = known.map(function (g) {
       return groupTerms(g).map(function (t) { return ids.get(t); });
     });
+    var message = MESSAGE.test(raw) || raw.length >= PASTE_LENGTH && !/[?？]/.test(raw) && !HAN.test(raw);
     var ranked = [];
     pages.forEach(function (list, page) {
       list.sort(function (x, y) { return y.score - x.score; });
-      var score = list[0].score + 0.2 * (list[1] ? list[1].score : 0) + 0.1 * (list[2] ? list[2].score : 0);
+      var score = 0;
+      for (var i = 0, f = 1; i < list.length && i < SECTIONS_SUMMED; i++, f *= DECAY) score += f * list[i].score;
       var title = docs[page].titleIds, named = 0;
       termsOf.forEach(function (list, g) {
         if (list.some(function (id) { return title.indexOf(id) >= 0; })) named += weights[g];
       });
       var path = docs[page].location.split("#")[0];
-      var hub = HUB.test(path) ? HUB_WEIGHT : BROAD.test(path) ? BROAD_WEIGHT : 1;
+      var hub = HUB.test(path) ? HUB_WEIGHT : BROAD.test(path) ? BROAD_WEIGHT :
+        !message && ERRORS.test(path) ? ERRORS_WEIGHT : 1;
       ranked.push({ page: page, score: hub * score * (1 + PAGE_TITLE_BOOST * named / all), sections: list });
     });
     ranked.sort(function (x, y) { return y.score - x.score; });
