@@ -67,9 +67,12 @@ def train(args: argparse.Namespace, device: torch.device) -> None:
         for step, (x, y) in enumerate(loader):
             x, y = x.to(device), y.to(device)
             last = (step + 1) % args.accum_steps == 0 or step + 1 == len(loader)
+            # A trailing group can be shorter: divide by its real size.
+            group_start = step - step % args.accum_steps
+            group_size = min(args.accum_steps, len(loader) - group_start)
             # no_sync(): keep the gradients local; all-reduce on the last micro-batch
             with contextlib.nullcontext() if last else model.no_sync():
-                loss = loss_fn(model(x), y) / args.accum_steps
+                loss = loss_fn(model(x), y) / group_size
                 loss.backward()
             if last:
                 optimizer.step()

@@ -8,7 +8,16 @@ not use lists them in its cell, on a line of their own, separated by 、::
 Every Chinese page and notebook is then searched for those synonyms in its prose:
 fenced blocks, inline code, link targets and HTML comments are left out (code and
 error messages quote English and API names as they are). A synonym found is reported
-with the page line and the term to write instead.
+with the page line and the term to write instead. An English synonym (回溯 rejects
+traceback) counts only where it runs into Chinese text, not as the English column's
+cell or inside a gloss such as 回溯（traceback）. A term that rejects synonyms must itself
+be written somewhere outside the glossary: a preferred word no page uses is not the
+site's word.
+
+The same prose lines are checked for two typographic rules: emphasis in Chinese is
+bold (**…**), never italic (*…* or _…_: Chinese fonts have no true italic), and
+Chinese quotation marks sit directly against the Chinese text around them, whatever
+they hold: 报错里“reserved by PyTorch”的数字, not 报错里 “reserved by PyTorch” 的数字.
 """
 
 import re
@@ -28,6 +37,18 @@ LINK_TARGET = re.compile(r"\]\([^)]*\)")
 ASCII_QUOTE = re.compile(r'[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]"|"[\u3400-\u9fff]')
 # Markdown syntax whose title must be in ASCII quotes: !!! note "…", ??? tip "…", === "…"
 QUOTED_TITLE = re.compile(r'^\s*(?:[!?]{3}\+?\s+[\w-]+(?:\s+[\w-]+)*|===\+?)\s+"')
+# Chinese characters and full-width punctuation, but not the full-width brackets of a gloss
+CJK_TEXT = r"[\u3400-\u9fff\u3000-\u3007\u3010-\u303f\uff01-\uff07\uff0a-\uffef]"
+# a Chinese quotation mark with a space between it and the Chinese text outside it
+# (one space: a longer run is a blanked code span, and a space after code is right)
+SPACED_QUOTE = re.compile(
+    r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef] “|” [\u3400-\u9fff\u3000-\u303f\uff00-\uffef]"
+)
+# *…* or _…_ around text with Chinese in it (** bold ** and snake_case names left alone)
+ITALIC = re.compile(
+    r"(?<![*\\])\*(?![*\s])(?P<star>[^*\n]*?[\u3400-\u9fff][^*\n]*?)(?<![*\s\\])\*(?!\*)"
+    r"|(?<![A-Za-z0-9_\\])_(?![_\s])(?P<under>[^_\n]*?[\u3400-\u9fff][^_\n]*?)(?<![_\s])_(?![A-Za-z0-9_])"
+)
 
 
 # 复制 stays for code, commands, text and files (复制命令, 复制来的代码); a copy of data is 拷贝
@@ -108,14 +129,60 @@ def prose_lines(docs: Path):
             yield f"{config.rel(source)}:{number}", line
 
 
+def synonym_pattern(word: str) -> re.Pattern:
+    """Where a rejected synonym counts: anywhere if Chinese; an English one next to Chinese text."""
+    if not word.isascii():
+        return re.compile(re.escape(word))
+    w = re.escape(word)
+    return re.compile(
+        rf"(?:(?<={CJK_TEXT})|(?<={CJK_TEXT} )){w}(?![A-Za-z])"
+        rf"|(?<![A-Za-z]){w}(?= ?{CJK_TEXT})"
+    )
+
+
 def problems(docs: Path) -> list[str]:
     """page:line: what to write instead, for each rejected synonym in Chinese prose."""
     synonyms = rejected_synonyms(docs)
+    patterns = {word: synonym_pattern(word) for word in synonyms}
     return [
         f"{where}: write {synonym.term} instead of {word} (one word per concept: {synonym.where})"
         for where, line in prose_lines(docs)
         for word, synonym in synonyms.items()
-        if word in line
+        if patterns[word].search(line)
+    ]
+
+
+def unused_terms(docs: Path) -> list[str]:
+    """glossary:line for each term that rejects synonyms but appears on no other Chinese page."""
+    glossary = config.rel(docs / GLOSSARY)
+    written = "\n".join(
+        line for where, line in prose_lines(docs) if not where.startswith(f"{glossary}:")
+    )
+    preferred = {s.term: s.where for s in rejected_synonyms(docs).values()}
+    return [
+        f"{where}: no Chinese page writes {term}; make the glossary say what the pages write"
+        for term, where in preferred.items()
+        if term not in written
+    ]
+
+
+def italic_emphasis(docs: Path) -> list[str]:
+    """page:line for each *…* or _…_ around Chinese text (Chinese emphasis is bold)."""
+    return [
+        f"{where}: write **{m['star'] or m['under']}** instead of {m[0]} "
+        "(Chinese has no italic: emphasis is bold)"
+        for where, line in prose_lines(docs)
+        for m in ITALIC.finditer(line)
+    ]
+
+
+def spaced_quotes(docs: Path) -> list[str]:
+    """page:line for each space between a Chinese quotation mark and the Chinese text outside it."""
+    return [
+        f"{where}: write {m[0].replace(' ', '')} instead of {m[0]} "
+        "(no space between “ ” and the Chinese text around them)"
+        for where, line in prose_lines(docs)
+        for m in SPACED_QUOTE.finditer(line)
     ]
 
 
@@ -156,6 +223,48 @@ def test_a_planted_ascii_quote_is_caught(tmp_path):
     ]
 
 
+def test_chinese_emphasis_is_bold():
+    found = italic_emphasis(config.DOCS)
+    assert not found, "italic emphasis in Chinese prose:\n" + "\n".join(found)
+
+
+def test_a_planted_italic_is_caught(tmp_path):
+    page = tmp_path / "docs" / CHINESE / "planted.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "# 标题\n\n时间花在**哪里**，见 *Effective Python* 和 `*args`。\n\n"
+        "时间花在*哪里*，只管_全局_生成器，snake_case_名字不算。\n\n"
+        "```python\nx = 1  # *斜体*\n```\n",
+        encoding="utf-8",
+    )
+    where = f"{config.rel(page)}:5"
+    assert italic_emphasis(tmp_path / "docs") == [
+        f"{where}: write **哪里** instead of *哪里* (Chinese has no italic: emphasis is bold)",
+        f"{where}: write **全局** instead of _全局_ (Chinese has no italic: emphasis is bold)",
+    ]
+
+
+def test_chinese_quotes_sit_against_chinese_text():
+    found = spaced_quotes(config.DOCS)
+    assert not found, "spaces around “ ” in Chinese prose:\n" + "\n".join(found)
+
+
+def test_a_planted_spaced_quote_is_caught(tmp_path):
+    page = tmp_path / "docs" / CHINESE / "planted.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        "# 标题\n\n报错里“reserved by PyTorch”的数字；`nvidia-smi` 的“CUDA Version”列。\n\n"
+        "报错里 “reserved by PyTorch” 的数字。\n",
+        encoding="utf-8",
+    )
+    where = f"{config.rel(page)}:5"
+    suffix = "(no space between “ ” and the Chinese text around them)"
+    assert spaced_quotes(tmp_path / "docs") == [
+        f"{where}: write 里“ instead of 里 “ {suffix}",
+        f"{where}: write ”的 instead of ” 的 {suffix}",
+    ]
+
+
 def test_chinese_prose_writes_kaobei_for_data_copies():
     found = data_copies(config.DOCS)
     assert not found, "复制 for a copy of data in Chinese prose:\n" + "\n".join(found)
@@ -188,6 +297,36 @@ def test_the_glossary_rejects_synonyms():
 def test_chinese_prose_writes_the_glossary_terms():
     found = problems(config.DOCS)
     assert not found, "rejected synonyms in Chinese prose:\n" + "\n".join(found)
+
+
+def test_the_glossary_terms_are_the_pages_terms():
+    found = unused_terms(config.DOCS)
+    assert not found, "glossary terms no page uses:\n" + "\n".join(found)
+
+
+def test_an_english_synonym_counts_only_in_running_chinese(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / GLOSSARY).parent.mkdir(parents=True)
+    (docs / GLOSSARY).write_text(
+        "# 术语表\n\n| 中文 | English |\n| --- | --- |\n"
+        "| 回溯（traceback）<br>不用：traceback | traceback |\n",
+        encoding="utf-8",
+    )
+    page = docs / CHINESE / "planted.md"
+    page.write_text(
+        "# 标题\n\n回溯（traceback）指向那里；Python traceback module 不算。\n\n"
+        "异常的 traceback 会留住张量，`[rankN]:` traceback 里也一样，见tracebacks。\n",
+        encoding="utf-8",
+    )
+    where, glossary = f"{config.rel(page)}:5", f"{config.rel(docs / GLOSSARY)}:5"
+    assert problems(docs) == [
+        f"{where}: write 回溯 instead of traceback (one word per concept: {glossary})"
+    ]
+    assert unused_terms(docs) == []
+    page.write_text("# 标题\n\n异常的 traceback 会留住张量。\n", encoding="utf-8")
+    assert unused_terms(docs) == [
+        f"{glossary}: no Chinese page writes 回溯; make the glossary say what the pages write"
+    ]
 
 
 def test_a_planted_synonym_is_caught(tmp_path):

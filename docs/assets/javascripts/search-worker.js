@@ -74,7 +74,13 @@
     "fp16": ["float16"], "float16": ["fp16"], "half": ["float16"], "半精度": ["float16"],
     "fp32": ["float32"], "bf16": ["bfloat16"], "bfloat16": ["bf16"], "fp64": ["float64"],
     "mac": ["mps"], "m1": ["mps"], "m2": ["mps"], "苹果": ["mps", "apple"], "apple": ["mps"],
-    "爆显存": ["显存"]
+    "爆显存": ["显存"],
+    // a GPU is a 卡 to Chinese readers: 多GPU is 多卡, 单GPU 单卡
+    "多gpu": ["多卡"], "单gpu": ["单卡"], "多显卡": ["多卡"],
+    // resuming training from a checkpoint
+    "断点续训": ["恢复训练"], "续训": ["恢复训练"],
+    // the validation pass of a training loop is an evaluation
+    "val": ["eval", "评估"]
   };
 
   var synonymMap = new Map();  // a reader's word or phrase (as query terms) → the site's words
@@ -582,16 +588,17 @@
   // Neighbouring words that the pages write as one name ("data loader" is also
   // DataLoader, "zero grad" zero_grad, "distributed data parallel"
   // DistributedDataParallel), or that the glossary names ("pinned memory" is
-  // 锁页内存 on the Chinese site).
+  // 锁页内存 on the Chinese site). A Chinese word counts as a neighbour for
+  // the synonyms only ("多GPU" → 多 gpu is 多卡).
   function joined(groups) {
     var found = [];
     for (var i = 0; i < groups.length; i++) {
-      var name = groups[i].join, snake = groups[i].join, phrase = groups[i].join;
-      for (var j = i + 1; j < groups.length && j < i + 3 && name && groups[j].join; j++) {
-        name += groups[j].join;
-        snake += "_" + groups[j].join;
-        phrase += " " + groups[j].join;
-        [name, snake].forEach(function (t) {
+      var name = groups[i].join, snake = groups[i].join, phrase = groups[i].join || groups[i].han;
+      for (var j = i + 1; j < groups.length && j < i + 3 && phrase && (groups[j].join || groups[j].han); j++) {
+        name = name && groups[j].join && name + groups[j].join;
+        snake = name && snake + "_" + groups[j].join;
+        phrase += " " + (groups[j].join || groups[j].han);
+        if (name) [name, snake].forEach(function (t) {
           if (postings.has(t)) found.push({ label: t, w: JOINED_WEIGHT, alts: [{ t: t, w: 1 }], parts: [], phrases: [] });
         });
         var group = { label: phrase, w: 1, alts: [], parts: [], phrases: [] };
@@ -609,7 +616,7 @@
       var word = p.word;
       var known = hanCount.has(word);
       if (!keepStopWords && STOP_ZH.has(word)) return;
-      var group = { label: word, w: word.length > 1 && !WEAK.has(word) ? 1 : 0.3, alts: [], parts: [], phrases: [] };
+      var group = { label: word, w: word.length > 1 && !WEAK.has(word) ? 1 : 0.3, alts: [], parts: [], phrases: [], han: word };
       if (known) group.alts.push({ t: word, w: 1 });
       addSynonyms(group, word);
       if (!known && word.length === 1 && !group.alts.length && !group.phrases.length) return;
@@ -662,11 +669,16 @@
   function groupScores(group) {
     var scores = termScores(group.alts, new Map());
     group.phrases.forEach(function (terms) {
-      var sum = new Map();
+      var sum = new Map(), found = new Map();
       terms.forEach(function (t) {
-        termScores([{ t: t, w: 1 }], new Map()).forEach(function (s, d) { sum.set(d, (sum.get(d) || 0) + s); });
+        termScores([{ t: t, w: 1 }], new Map()).forEach(function (s, d) {
+          sum.set(d, (sum.get(d) || 0) + s);
+          found.set(d, (found.get(d) || 0) + 1);
+        });
       });
       sum.forEach(function (s, d) {
+        // a phrase (恢复训练 → 恢复, 训练) is matched by a section with all its words
+        if (found.get(d) < terms.length) return;
         var v = SYNONYM_PHRASE_WEIGHT * s / terms.length;
         if (!(scores.get(d) >= v)) scores.set(d, v);
       });
@@ -777,9 +789,10 @@
   var HUB = /(?:^|\/)(?:validation|print|reference\/glossary)\/$|^(?:en\/)?$/;
   var HUB_WEIGHT = 0.5;
   // The misconceptions page touches every topic in a few lines each: it answers
-  // when the topic's own page does not.
+  // when the topic's own page does not (at 0.7 its one-line entries still took
+  // a top-3 place from the page that explains: 复现 → misconceptions, not cudnn.benchmark)
   var BROAD = /(?:^|\/)reference\/misconceptions\/$/;
-  var BROAD_WEIGHT = 0.7;
+  var BROAD_WEIGHT = 0.4;
   // The error reference (one section per message) answers a pasted message;
   // a question in the reader's own words is answered by the topic's page, and
   // the long, wordy entries otherwise crowd it out.
