@@ -40,8 +40,8 @@ GOAL = {"question_top3": 0.90, "errors_on_both": 0.90, "errors_found": 0.90}
 # What make test holds the site to today: the numbers measured on this build, less
 # a margin for a changed page; raised as the site improves, never lowered to pass.
 FLOORS = {
-    "zh": {"question_top3": 0.78, "errors_on_both": 0.97, "errors_found": 0.93},
-    "en": {"question_top3": 0.81, "errors_on_both": 0.97, "errors_found": 0.93},
+    "zh": {"question_top3": 0.88, "errors_on_both": 0.97, "errors_found": 0.93},
+    "en": {"question_top3": 0.84, "errors_on_both": 0.97, "errors_found": 0.93},
 }
 
 
