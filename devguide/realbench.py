@@ -89,15 +89,11 @@ def accepts(pages: list[str], got: str) -> bool:
     return any(got == p or (p.endswith("errors/") and got.startswith(p)) for p in pages)
 
 
-def _lines(path: Path, header: str) -> list[int]:
-    return [i + 1 for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if line.strip() == header]
-
-
 def load_questions(root: Path = config.REPO) -> list[Question]:
     out = []
     for lang, path in QUESTIONS.items():
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        for entry, line in zip(data["question"], _lines(path, "[[question]]"), strict=True):
+        for entry, line in zip(data["question"], searchbench.header_lines(path, "[[question]]"), strict=True):
             where = f"{config.rel(path)}:{line}"
             assert entry.get("lang") == lang, f"{where}: lang must be {lang!r} in this file"
             assert entry.get("source"), f"{where}: no source: name the issue (owner/repo#N) or the address"
@@ -112,7 +108,7 @@ def load_errors(root: Path = config.REPO) -> list[Paste]:
     answers = tomllib.loads(ANSWERS.read_text(encoding="utf-8"))["answers"]
     data = tomllib.loads(ERRORS.read_text(encoding="utf-8"))
     out = []
-    for entry, line in zip(data["error"], _lines(ERRORS, "[[error]]"), strict=True):
+    for entry, line in zip(data["error"], searchbench.header_lines(ERRORS, "[[error]]"), strict=True):
         where = f"{config.rel(ERRORS)}:{line}"
         assert entry.get("source"), f"{where}: no source: name the issue (owner/repo#N) or the address"
         family = entry["family"]

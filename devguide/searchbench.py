@@ -149,9 +149,15 @@ def page_source(root: Path, lang: str, url: str) -> Path | None:
     return next((c for c in candidates if c.is_file()), None)
 
 
+def header_lines(path: Path, header: str) -> list[int]:
+    """The line of each ``header`` (a TOML array-of-tables entry) in ``path``, so that a
+    bad entry is reported with its line."""
+    return [i + 1 for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if line.strip() == header]
+
+
 def load(path: Path = QUERIES, root: Path = config.REPO) -> list[Query]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    lines = [i + 1 for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if line.strip() == "[[query]]"]
+    lines = header_lines(path, "[[query]]")
     out = []
     for entry, line in zip(data["query"], lines, strict=True):
         unknown = set(entry) - {"lang", "kind", "q", "pages", "source", "must"}

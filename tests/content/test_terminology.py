@@ -205,19 +205,24 @@ def data_copies(docs: Path) -> list[str]:
     ]
 
 
+def plant(tmp_path, text: str):
+    """A Chinese page holding ``text`` in a scratch docs/ folder (the planted tests)."""
+    page = tmp_path / "docs" / CHINESE / "planted.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(text, encoding="utf-8")
+    return page
+
+
 def test_chinese_prose_quotes_with_chinese_marks():
     found = ascii_quotes(config.DOCS)
     assert not found, "ASCII quotes in Chinese prose:\n" + "\n".join(found)
 
 
 def test_a_planted_ascii_quote_is_caught(tmp_path):
-    page = tmp_path / "docs" / CHINESE / "planted.md"
-    page.parent.mkdir(parents=True)
-    page.write_text(
+    page = plant(tmp_path, (
         '# 标题\n\n!!! warning "不要用 `.data`"\n\n=== "只用 CPU"\n\n'
-        '这叫"未知词"。\n\n`"引号"` 在代码里可以。\n',
-        encoding="utf-8",
-    )
+        '这叫"未知词"。\n\n`"引号"` 在代码里可以。\n'
+    ))
     assert ascii_quotes(tmp_path / "docs") == [
         f"{config.rel(page)}:7: write “…” instead of \"…\" in Chinese prose"
     ]
@@ -229,14 +234,11 @@ def test_chinese_emphasis_is_bold():
 
 
 def test_a_planted_italic_is_caught(tmp_path):
-    page = tmp_path / "docs" / CHINESE / "planted.md"
-    page.parent.mkdir(parents=True)
-    page.write_text(
+    page = plant(tmp_path, (
         "# 标题\n\n时间花在**哪里**，见 *Effective Python* 和 `*args`。\n\n"
         "时间花在*哪里*，只管_全局_生成器，snake_case_名字不算。\n\n"
-        "```python\nx = 1  # *斜体*\n```\n",
-        encoding="utf-8",
-    )
+        "```python\nx = 1  # *斜体*\n```\n"
+    ))
     where = f"{config.rel(page)}:5"
     assert italic_emphasis(tmp_path / "docs") == [
         f"{where}: write **哪里** instead of *哪里* (Chinese has no italic: emphasis is bold)",
@@ -250,13 +252,10 @@ def test_chinese_quotes_sit_against_chinese_text():
 
 
 def test_a_planted_spaced_quote_is_caught(tmp_path):
-    page = tmp_path / "docs" / CHINESE / "planted.md"
-    page.parent.mkdir(parents=True)
-    page.write_text(
+    page = plant(tmp_path, (
         "# 标题\n\n报错里“reserved by PyTorch”的数字；`nvidia-smi` 的“CUDA Version”列。\n\n"
-        "报错里 “reserved by PyTorch” 的数字。\n",
-        encoding="utf-8",
-    )
+        "报错里 “reserved by PyTorch” 的数字。\n"
+    ))
     where = f"{config.rel(page)}:5"
     suffix = "(no space between “ ” and the Chinese text around them)"
     assert spaced_quotes(tmp_path / "docs") == [
@@ -271,14 +270,11 @@ def test_chinese_prose_writes_kaobei_for_data_copies():
 
 
 def test_a_planted_data_copy_is_caught(tmp_path):
-    page = tmp_path / "docs" / CHINESE / "planted.md"
-    page.parent.mkdir(parents=True)
-    page.write_text(
+    page = plant(tmp_path, (
         "# 标题\n\n复制命令，或者从旧教程复制来的代码。\n\n"
         "先把张量复制到 GPU，再异步复制回来。\n\n"
-        "`复制到` 在代码里可以。\n\n```python\nx = 1  # 复制到 GPU\n```\n",
-        encoding="utf-8",
-    )
+        "`复制到` 在代码里可以。\n\n```python\nx = 1  # 复制到 GPU\n```\n"
+    ))
     where = f"{config.rel(page)}:5"
     assert data_copies(tmp_path / "docs") == [
         f"{where}: write 拷贝到 instead of 复制到 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
