@@ -59,6 +59,28 @@ def has_comments(code: str, language: str) -> bool:
     return False
 
 
+def comment_texts(code: str, language: str) -> list[tuple[int, str]]:
+    """(line in the block, text) of each comment of ``code``, without its ``#``: what a
+    translation writes (checked like prose, e.g. for the glossary's terms)."""
+    if language == "python":
+        try:
+            return [
+                (t.start[0], t.string.lstrip("#").strip())
+                for t in tokenize.generate_tokens(io.StringIO(code).readline)
+                if t.type == tokenize.COMMENT
+            ]
+        except (tokenize.TokenError, SyntaxError):
+            return []
+    if language in ("bash", "sh"):
+        kept = dict(_bash_lines(code))
+        return [
+            (n, line[len(kept.get(n, "")):].strip().lstrip("#").strip())
+            for n, line in enumerate(code.splitlines(), 1)
+            if line.strip() and kept.get(n, "") != line.rstrip()
+        ]
+    return []
+
+
 def _python_tokens(code: str) -> list[Token]:
     found = []
     for t in tokenize.generate_tokens(io.StringIO(code).readline):

@@ -153,3 +153,9 @@ def test_a_chinese_pages_download_carries_its_chinese_comments(write_page):
     script = downloads.page_script(zh)
     assert "# 在 CPU 上建一个张量\nx = torch.ones(2)  # (1)!\nprint(x.sum().item())  # 求和" in script
     assert "# # 检查 Python 能否导入 torch" in script  # bash: commented out, comment kept
+
+
+def test_comment_texts_name_each_comment_at_its_line():
+    code = "x = '#'  # 一\n# 二\ny = 1\n"
+    assert comments.comment_texts(code, "python") == [(1, "一"), (2, "二")]
+    assert comments.comment_texts("ls  # 列出\necho '#'\n", "bash") == [(1, "列出")]
