@@ -10,7 +10,9 @@ One module per concern:
   the zygote's side, one process per block; ``sandbox``: what a block may touch and use
   (its folders, Landlock and the repository guard, its memory, threads and time)
 * ``apicheck`` -- the torch names of CUDA-, MPS- and XPU-only blocks, checked where the device is missing
-* ``parity``   -- the two languages of a page agree (``--fix`` copies code across)
+* ``parity``   -- the two languages of a page agree (``--fix`` copies code across);
+  ``comments``: a block's code without its comments, what the languages share (each
+  comments in its own words) and what twins and reused results are keyed on
 * ``census``   -- owns build/validation.json (format, schema, robust loading); ``summary``:
   the last CPU run recorded in the repository (.ci/cpu-run/summary.json)
 * ``pytest_plugin`` -- the pytest plugin's hooks (entry point ``pytest11``: loaded by name);

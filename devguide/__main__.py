@@ -69,7 +69,7 @@ def cmd_page(args) -> int:
     everything = [str(p) for pair in pairs for p in pair if p.exists() and p.suffix == ".md"]
     if not everything:
         if not problems:
-            print(f"{len(pairs)} notebook pair(s): code cells identical in both languages, every cell ran")
+            print(f"{len(pairs)} notebook pair(s): the same code cells in both languages (comments aside), every cell ran")
         return 1 if problems else 0
     # the blocks of the pages (identical twins once), in one process
     done = subprocess.run(
@@ -86,7 +86,7 @@ def _pair_problems(paths: list[Path], links, pages, parity) -> list[str]:
             problems.append(f"{config.rel(path)}: no such page (write both languages: {', '.join(config.rel(p) for p in paths)})")
     if problems:
         return problems
-    if paths[0].suffix == ".py":  # a notebook pair: identical code cells (its cells run below)
+    if paths[0].suffix == ".py":  # a notebook pair: the same code cells, comments aside (its cells run below)
         return parity.parity_problems(*paths)
     for path in paths:
         problems += [e.problem for e in pages.classify(path) if e.problem]

@@ -81,7 +81,7 @@ def pytest_addoption(parser):
     group.addoption(
         "--each-language",
         action="store_true",
-        help="run the other language's twin of every block too, even where its code, marks and "
+        help="run the other language's twin of every block too, even where its code (comments aside), marks and "
         "expected output are identical (by default it runs once)",
     )
 

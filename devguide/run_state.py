@@ -151,8 +151,8 @@ class RunState:
         shared = sum(1 for r in self.results.values() if "ran_with" in r)
         if shared:
             terminalreporter.write_line(
-                f"{shared} blocks of the other language are identical to their twins (code, marks, "
-                "expected output) and count with the twin's run; --each-language runs them too"
+                f"{shared} blocks of the other language are identical to their twins (code without comments, "
+                "marks, expected output) and count with the twin's run; --each-language runs them too"
             )
 
 

@@ -81,7 +81,7 @@ def test_twins_with_different_code_or_anchors_are_reported(write_page, tmp_path)
     zh = write_page("# 标题 { #title }\n\n'''python\nx = 1\n'''\n", "zh/p.md")
     en = write_page("# Title { #heading }\n\n'''python\nx = 2\n'''\n", "en/p.md")
     problems = "\n".join(parity_problems(zh, en))
-    assert f"{zh}:3 differs from {en}:3" in problems
+    assert f"{zh}:4 differs from {en}:4" in problems  # the line of the token that differs
     assert "#title" in problems and "{ #english-anchor }" in problems
 
 

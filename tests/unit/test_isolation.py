@@ -303,7 +303,7 @@ def test_excused_blocks_are_reported_at_their_line_and_one_page_checks_its_twin(
     _, _, out, _ = planted
     assert "SKIPPED [1] docs/zh/skip.md:4: installs a package" in out
     assert "docs/zh/alone.md:1: has no twin docs/en/alone.md" in out
-    assert "docs/zh/skip.md:4 differs from docs/en/skip.md:4" in out
+    assert "docs/zh/skip.md:5 differs from docs/en/skip.md:5" in out  # the line that differs
 
 
 def test_a_block_cannot_change_the_repository(planted):
