@@ -103,6 +103,32 @@ def test_pasted_error_messages_find_their_section(search_page, server, lang):
     assert not misses, f"{lang}: pasted messages that do not find their section:\n" + "\n".join(misses)
 
 
+# Two CUDA errors as readers paste them, each under the lines torch adds to every
+# CUDA error (pytorch/pytorch's c10/cuda/CUDAException.cpp), and the entry each
+# must open: the added lines name no error and must not decide the result
+CUDA_BOILERPLATE = ("CUDA kernel errors might be asynchronously reported at some other API call, so the "
+                    "stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+                    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n")
+CUDA_PASTES = [
+    ("RuntimeError: CUDA error: out of memory\n" + CUDA_BOILERPLATE, "cuda-runtime/", "cuda-out-of-memory"),
+    ("RuntimeError: CUDA error: an illegal memory access was encountered\n" + CUDA_BOILERPLATE,
+     "cuda-runtime/", "illegal-memory-access"),
+]
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_the_lines_every_cuda_error_carries_do_not_decide_the_result(search_page, server, lang):
+    """A pasted CUDA error finds its entry among the first three results, not
+    only the pages about CUDA_LAUNCH_BLOCKING that its added lines mention."""
+    page = search_page(lang)
+    answers = page.evaluate(searchbench.RUN, [text for text, _, _ in CUDA_PASTES])
+    for (text, url, anchor), items in zip(CUDA_PASTES, answers, strict=True):
+        top = [link for item in items[:3] for link in item]
+        assert any(link.endswith(f"reference/errors/{url}#{anchor}") for link in top), (
+            f"{lang}: the first three results for {text.splitlines()[0]!r} are {items[:3]}, "
+            f"without reference/errors/{url}#{anchor}")
+
+
 TYPED = {"zh": ["锁页内存", "怎么把模型放到GPU上"], "en": ["pinned memory", "torch.cuda.synchronize"]}
 
 
