@@ -41,7 +41,7 @@ GOAL = {"question_top3": 0.90, "errors_on_both": 0.90, "errors_found": 0.90}
 # build measured more (less a margin for a changed page); raised as the site
 # improves, never lowered to pass.
 FLOORS = {
-    "zh": {"question_top3": 0.92, "errors_on_both": 0.97, "errors_found": 0.93},
+    "zh": {"question_top3": 0.93, "errors_on_both": 0.97, "errors_found": 0.93},
     "en": {"question_top3": 0.90, "errors_on_both": 0.97, "errors_found": 0.93},
 }
 assert all(FLOORS[lang][k] >= GOAL[k] for lang in FLOORS for k in GOAL), "a floor under the goal"
