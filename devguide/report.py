@@ -176,13 +176,18 @@ class _Report:
         return title, html.escape(_link(self.lang, rel, self.files, self.report_file))
 
 
-def render(lang: str, mkdocs_config=None, files=None) -> str:
+def _report(lang: str, mkdocs_config=None, files=None) -> _Report:
+    cpu, gpu, others = results.cpu_run(), results.gpu_run(), results.other_cpu_runs()
+    groups = nav_order(lang, mkdocs_config)
+    statuses = {rel: results.page_status(f"docs/{lang}/{rel}", cpu, gpu, others) for _, rels in groups for rel in rels}
+    return _Report(lang, groups, statuses, files, report_file(lang, files))
+
+
+def render(lang: str, mkdocs_config=None, files=None, r: _Report | None = None) -> str:
     """The report page's Markdown, which replaces MARKER."""
     cpu, gpu = results.cpu_run(), results.gpu_run()
     others = results.other_cpu_runs()
-    groups = nav_order(lang, mkdocs_config)
-    statuses = {rel: results.page_status(f"docs/{lang}/{rel}", cpu, gpu, others) for _, rels in groups for rel in rels}
-    r = _Report(lang, groups, statuses, files, report_file(lang, files))
+    r = r or _report(lang, mkdocs_config, files)
     # a result column per torch version (the pinned one and each make test-torch run)
     labels = [label for label, _ in results.cpu_runs(cpu, others)]
     lines = _machines(r, cpu, gpu, others)
@@ -244,21 +249,68 @@ def _other_run(r: _Report, label: str, run: Run) -> str:
     )
 
 
+def _counts(r: _Report) -> dict[str, int]:
+    """The language's totals: CPU blocks (passed, failed, changed since the run), CUDA
+    blocks (passed, failed, not yet run on a GPU), MPS/XPU blocks never executed, cells."""
+    statuses = r.statuses.values()
+    c = {k: sum(len(s.cpu.get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")}
+    c.update({"acc_" + k: sum(len(s.acc.get("cuda", {}).get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")})
+    c.update({kind: sum(len(s.devices.get(kind, {}).get("unrun", [])) for s in statuses) for kind in OTHER_DEVICES})
+    c["cells"] = sum(s.cells for s in statuses)
+    return c
+
+
+def summary_box(lang: str, mkdocs_config=None, files=None, r: _Report | None = None) -> str:
+    """The report's numbers at a glance, as the first thing under its title: CPU
+    examples passed of those that run on CPU, CUDA examples run on a GPU of all
+    CUDA examples, MPS/XPU examples never run. ✓ only where every one passed."""
+    cpu, gpu = results.cpu_run(), results.gpu_run()
+    r = r or _report(lang, mkdocs_config, files)
+    t, c = r.t, _counts(r)
+    n, acc_n = c["passed"] + c["failed"] + c["unrun"], c["acc_passed"] + c["acc_failed"] + c["acc_unrun"]
+    torch = results.cpu_runs(cpu, results.other_cpu_runs())[0][0]
+
+    def stat(ok: bool | None, value: str, label: str, note: str = "") -> str:
+        cls = {True: "vr-ok", False: "vr-failed", None: "vr-pending"}[ok]
+        icon = {True: "✓", False: "✗", None: "○"}[ok]
+        note = f'<span class="vr-stat-note">{html.escape(note)}</span>' if note else ""
+        return (f'<div class="vr-stat"><span class="vr-stat-value"><span class="vr-icon {cls}" aria-hidden="true">{icon}</span> '
+                f'{value}</span><span class="vr-stat-label">{label}</span>{note}</div>')
+
+    def ok(passed: int, failed: int, total: int) -> bool | None:
+        return False if failed else True if total and passed == total else None
+
+    stats = [stat(
+        ok(c["passed"], c["failed"], n), t["box_of"].format(k=c["passed"], n=n),
+        t["box_cpu"].format(torch=torch),
+        t["box_cpu_failed"].format(f=c["failed"]) if c["failed"] else t["box_cpu_changed"].format(u=c["unrun"]) if c["unrun"] else "",
+    )]
+    if acc_n:
+        stats.append(stat(
+            ok(c["acc_passed"], c["acc_failed"], acc_n), t["box_of"].format(k=c["acc_passed"], n=acc_n),
+            t["box_cuda"],
+            (t["box_cuda_failed"].format(f=c["acc_failed"]) + " " if c["acc_failed"] else "")
+            + (t["gpu_tip"].format(gpu=gpu_names(gpu.machine), torch=gpu.machine["torch"], date=date(lang, gpu.generated)) if gpu else t["box_no_gpu"]),
+        ))
+    never = sum(c[kind] for kind in OTHER_DEVICES)
+    if never:
+        stats.append(stat(None, str(never), t["box_devices"], t["device_tip_all"]))
+    return f'<div class="vr-summary" role="group" aria-label="{t["box_title"]}">' + "".join(stats) + "</div>"
+
+
 def _totals(r: _Report) -> list[str]:
     """The language's totals, the twins tested once, the blocks no CI machine executed."""
-    t, statuses = r.t, r.statuses.values()
-    total = {k: sum(len(s.cpu.get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")}
-    acc = {k: sum(len(s.acc.get("cuda", {}).get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")}
+    t, c = r.t, _counts(r)
     lines = [t["totals"].format(
-        n=sum(total.values()), p=total["passed"], f=total["failed"], u=total["unrun"],
-        acc_n=sum(acc.values()), acc_p=acc["passed"], acc_f=acc["failed"], acc_u=acc["unrun"],
-        cells=sum(s.cells for s in statuses),
+        n=c["passed"] + c["failed"] + c["unrun"], p=c["passed"], f=c["failed"], u=c["unrun"],
+        acc_n=c["acc_passed"] + c["acc_failed"] + c["acc_unrun"], acc_p=c["acc_passed"], acc_f=c["acc_failed"], acc_u=c["acc_unrun"],
+        cells=c["cells"],
     ), ""]
     data, recorded = results.load()
     shared = sum(1 for f in data["fences"] if f.get("ran_with")) if recorded else 0
     if shared:
         lines += [t["shared"].format(n=shared), ""]
-    unexecuted = {kind: sum(len(s.devices.get(kind, {}).get("unrun", [])) for s in statuses) for kind in OTHER_DEVICES}
+    unexecuted = {kind: c[kind] for kind in OTHER_DEVICES}
     if any(unexecuted.values()):
         lines += [t["unexecuted"].format(**unexecuted), ""]
     return lines
@@ -357,7 +409,12 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         markdown = gpu_outputs(markdown, Path(page.file.abs_src_path), f"docs/{page.file.src_uri}", lang)
     if MARKER not in markdown:
         return markdown
-    return markdown.replace(MARKER, render(lang, config, files))
+    r = _report(lang, config, files)
+    markdown = markdown.replace(MARKER, render(lang, config, files, r))
+    # the numbers first: the box goes right under the title
+    title = re.search(r"^# .*$", markdown, re.M)
+    box = "\n\n" + summary_box(lang, config, files, r) + "\n\n"
+    return markdown[: title.end()] + box + markdown[title.end() :] if title else box + markdown
 
 
 def on_page_content(html_: str, page, config, files) -> str:
