@@ -66,11 +66,21 @@ def site_url() -> str:
     return url if url.endswith("/") else url + "/"
 
 
-# Run in the print page before printing: open every <details>; make each link
+# Run in the print page before printing: the site's name as the title, with the
+# torch version, the date and the site's address under it; open every <details>; make each link
 # that leaves the page absolute on the published site (folder-style addresses:
 # the offline build's moving.html and index.html become moving/ and ./).
-PREPARE = """([root, base]) => {
+PREPARE = """([root, base, subtitle]) => {
   for (const d of document.querySelectorAll("details")) d.open = true;
+  const h1 = document.querySelector("article h1");
+  const name = document.querySelector(".md-header__topic .md-ellipsis");
+  if (h1 && name) {
+    h1.textContent = name.textContent.trim();
+    const p = document.createElement("p");
+    p.className = "print-subtitle";
+    p.textContent = subtitle;
+    h1.after(p);
+  }
   for (const a of document.querySelectorAll("a[href]")) {
     const href = a.getAttribute("href");
     if (!href || href.startsWith("#")) continue;
@@ -88,6 +98,16 @@ FOOTER = (
 )
 
 
+def _subtitle(lang: str, base: str) -> str:
+    import datetime
+
+    from devguide.report_words import date
+
+    torch = os.environ.get("DEVGUIDE_SITE_TORCH") or config.pinned_torch()
+    today = date(lang, datetime.date.today().isoformat())
+    return f"torch {torch} · {today} · {base}"
+
+
 def make(site: Path, out: Path = OUT, langs=None, base: str | None = None) -> dict[str, Path]:
     """Print each language's print page of ``site`` to ``out``; language → PDF."""
     from playwright.sync_api import sync_playwright
@@ -96,7 +116,8 @@ def make(site: Path, out: Path = OUT, langs=None, base: str | None = None) -> di
 
     out.mkdir(parents=True, exist_ok=True)
     base = base or site_url()
-    root = site.resolve().as_uri() + "/"
+    site = site.resolve()
+    root = site.as_uri() + "/"
     made = {}
     with sync_playwright() as p:
         browser = launch(p)
@@ -108,10 +129,10 @@ def make(site: Path, out: Path = OUT, langs=None, base: str | None = None) -> di
                     raise FileNotFoundError(f"{config.rel(source)}: no print page (build the site first)")
                 page.goto(source.as_uri(), wait_until="load", timeout=120_000)
                 page.emulate_media(media="print")
-                page.evaluate(PREPARE, [root, base])
+                page.evaluate(PREPARE, [root, base, _subtitle(lang, base)])
                 target = out / pdf_name(lang)
                 page.pdf(
-                    path=str(target), format="A4", print_background=True, outline=True, tagged=True,
+                    path=str(target), format="A4", print_background=True, outline=True,
                     margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
                     display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
                 )

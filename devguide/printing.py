@@ -58,7 +58,8 @@ def source(lang: str, pdf: tuple[str, int] | None = None) -> str:
     from devguide.downloads import size_text
 
     t = text(lang)
-    intro = t["intro"] + (t["pdf"].format(pdf=pdf[0], size=size_text(pdf[1])) if pdf else "")
+    # the intro speaks to a reader on screen: printed (the PDF), it is left out
+    intro = t["intro"] + (t["pdf"].format(pdf=pdf[0], size=size_text(pdf[1])) if pdf else "") + "\n{: .print-intro }"
     return (
         "---\nsearch:\n  exclude: true\n---\n\n"
         f"# {t['title']} {{ #print }}\n\n{intro}\n\n{MARKER}\n"
