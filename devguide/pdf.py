@@ -108,37 +108,45 @@ def _subtitle(lang: str, base: str) -> str:
     return f"torch {torch} · {today} · {base}"
 
 
-def make(site: Path, out: Path = OUT, langs=None, base: str | None = None) -> dict[str, Path]:
-    """Print each language's print page of ``site`` to ``out``; language → PDF."""
-    from playwright.sync_api import sync_playwright
+def make(site: Path, out: Path = OUT, langs=None, base: str | None = None, browser=None) -> dict[str, Path]:
+    """Print each language's print page of ``site`` to ``out``; language → PDF.
+    ``browser``: a Chromium already started with Playwright (the tests'), else one is."""
+    if browser is None:
+        from playwright.sync_api import sync_playwright
 
-    from devguide.site import launch
+        from devguide.site import launch
 
+        with sync_playwright() as p:
+            started = launch(p)
+            try:
+                return make(site, out, langs, base, started)
+            finally:
+                started.close()
     out.mkdir(parents=True, exist_ok=True)
     base = base or site_url()
     site = site.resolve()
     root = site.as_uri() + "/"
     made = {}
-    with sync_playwright() as p:
-        browser = launch(p)
-        try:
-            page = browser.new_page(viewport={"width": 1000, "height": 1400})
-            for lang in langs or config.LANGUAGES:
-                source = print_page(site, lang)
-                if not source.is_file():
-                    raise FileNotFoundError(f"{config.rel(source)}: no print page (build the site first)")
-                page.goto(source.as_uri(), wait_until="load", timeout=120_000)
-                page.emulate_media(media="print")
-                page.evaluate(PREPARE, [root, base, _subtitle(lang, base)])
-                target = out / pdf_name(lang)
-                page.pdf(
-                    path=str(target), format="A4", print_background=True, outline=True,
-                    margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
-                    display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
-                )
-                made[lang] = target
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": 1000, "height": 1400})
+    try:
+        page = context.new_page()
+        for lang in langs or config.LANGUAGES:
+            source = print_page(site, lang)
+            if not source.is_file():
+                raise FileNotFoundError(f"{config.rel(source)}: no print page (build the site first)")
+            page.goto(source.as_uri(), wait_until="load", timeout=300_000)
+            page.emulate_media(media="print")
+            page.evaluate(PREPARE, [root, base, _subtitle(lang, base)])
+            target = out / pdf_name(lang)
+            # not tagged: a tagged PDF of the guide is twice the size (about 29 MB instead of 13 MB)
+            page.pdf(
+                path=str(target), format="A4", print_background=True, outline=True,
+                margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
+                display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
+            )
+            made[lang] = target
+    finally:
+        context.close()
     return made
 
 

@@ -52,3 +52,51 @@ def test_offline_links_resolve_and_downloads_are_there(offline_site):
         for name in ("print.html", "llms.txt", "devices/moving.py", "devices/moving.md",
                      "getting-started/device-tour.ipynb"):
             assert (root / name).is_file(), root / name
+
+
+def test_offline_links_open_pages_not_folders(offline_site):
+    """From a folder (file://) a link to a folder shows a file listing, not the page:
+    every link between pages of the offline copy names its file (….html)."""
+    folders = []
+    for path in offline_site.rglob("*.html"):
+        for _, tag, _attr, url in site.parse(path).links:
+            parts = urlsplit(url)
+            if tag != "a" or parts.scheme or url.startswith(("//", "#", "mailto:", "javascript:", "data:")) or not parts.path:
+                continue
+            if parts.path.endswith("/") or (path.parent / parts.path).is_dir():
+                folders.append(f"{path.relative_to(offline_site).as_posix()}: {url}")
+    assert not folders, f"{len(folders)} links to folders in the offline copy, e.g.:\n" + "\n".join(folders[:10])
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_offline_navigation_opens_pages(file_page, offline_site, lang):
+    """A click in the navigation of the offline copy opens the page (its title), from the home page."""
+    root = offline_site / config.url_prefix(lang)
+    file_page.goto((root / "index.html").as_uri())
+    link = file_page.locator(".md-nav--primary a.md-nav__link[href$='devices/moving.html']").first
+    link.evaluate("a => a.click()")
+    file_page.wait_for_url((root / "devices" / "moving.html").as_uri())
+    assert file_page.locator("article h1").inner_text().strip() in ("搬运张量与模块", "Moving tensors and modules")
+
+
+@pytest.fixture(scope="session")
+def pdfs(offline_site, browser, tmp_path_factory):
+    """The PDF of each language, made as `make pdf` makes them (from the offline copy)."""
+    from devguide import pdf
+
+    return pdf.make(offline_site, tmp_path_factory.mktemp("pdf"), browser=browser)
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_the_pdf_holds_every_page_with_its_links_on_the_site(pdfs, lang):
+    """Each language's PDF: a PDF, a sheet at least per page of the guide (each page
+    starts on a new one), and no link into the folder it was printed from."""
+    from devguide import pages, pdf
+
+    path = pdfs[lang]
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF-"), path
+    own = [p for p in [*pages.pages(), *pages.notebooks()] if p.relative_to(config.DOCS).parts[0] == lang]
+    assert pdf.page_count(path) > len(own), (pdf.page_count(path), len(own))
+    assert b"file://" not in data, "a link in the PDF points into the folder it was printed from"
+    assert pdf.site_url().encode() in data  # links that leave the print page go to the site

@@ -130,6 +130,9 @@ def test_the_report_opens_with_its_numbers(page, server, lang, width):
     assert re.search(r"MPS and XPU examples never run" if lang == "en" else r"MPS、XPU 示例从未运行", stats[2]), stats[2]
     top = page.locator(".vr-summary").bounding_box()["y"]
     assert top < 900, f"the summary box starts below the first screen ({top} px)"
+    # the table follows the same rule: "2 of 8", never "✓ 2 of 8"
+    cells = page.locator(".validation-table td").evaluate_all("els => els.map(e => e.textContent)")
+    assert cells and not [c for c in cells if re.search(r"✓ \d+ (of|/) \d+", c)]
 
 
 @pytest.mark.parametrize("lang", config.LANGUAGES)

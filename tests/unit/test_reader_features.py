@@ -237,3 +237,22 @@ def test_the_downloads_list_links_from_each_page_and_from_its_markdown():
         "zip": f"../{zip_path}", "pdf": f"../downloads/pytorch-device-guide-{zh}.pdf", "print": "../print/", "llms": "../llms.txt"}
     assert _links_from("en/index.md", "en", True, True) == {
         "zip": f"../{zip_path}", "pdf": "../downloads/pytorch-device-guide-en.pdf", "print": "print/", "llms": "llms.txt"}
+
+
+def test_the_pdfs_are_published_and_linked_beside_the_print_page(tmp_path, monkeypatch):
+    """With PRINT_PDFS (the release job), a build publishes each language's PDF at
+    downloads/ and the print page links its own; a folder without them stops the build."""
+    from mkdocs.exceptions import PluginError
+
+    from devguide import pdf
+
+    assert pdf.published({}) == {}
+    with pytest.raises(PluginError, match="make pdf"):
+        pdf.published({pdf.PDFS_ENV: str(tmp_path)})
+    for lang in config.LANGUAGES:
+        (tmp_path / pdf.pdf_name(lang)).write_bytes(b"%PDF-1.4\n")
+    found = pdf.published({pdf.PDFS_ENV: str(tmp_path)})
+    assert {lang: p.name for lang, p in found.items()} == {lang: f"pytorch-device-guide-{lang}.pdf" for lang in config.LANGUAGES}
+    page = printing.source("en", ("../downloads/pytorch-device-guide-en.pdf", 3 * 2**20))
+    assert "[PDF](../downloads/pytorch-device-guide-en.pdf) (3.0 MB)" in page
+    assert "PDF](" not in printing.source("en")
