@@ -1,7 +1,7 @@
 """The test results rendered into the site (run by the MkDocs plugin ``devguide``).
 
-The "Validation report" page (``<!-- validation-report -->``, ``render``) shows
-where the results come from (the machines), the totals, a row per page with a
+The "Validation report" page (``<!-- validation-report -->``, ``render``) opens
+with a box of its numbers (``devguide.report_box``), then shows where the results come from (the machines), the totals, a row per page with a
 result column per torch version, the CUDA, MPS and XPU blocks, the failed and
 the excused blocks, and the CUDA blocks still waiting for a GPU. Each page gets
 one line under its title saying what ran (``devguide.validated_line``), linking
@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from devguide import config, results
 from devguide.gpu_outputs import GPU_MARKER, gpu_outputs
 from devguide.pages import notebooks, pages
+from devguide.report_box import counts, summary_box
 from devguide.report_words import DEVICE_NAMES, TEXT, date, plural, reason
 from devguide.results import OTHER_DEVICES, Block, PageStatus, Run, gpu_names
 from devguide.validated_line import badge, page_language, report_file, row_id
@@ -249,58 +250,9 @@ def _other_run(r: _Report, label: str, run: Run) -> str:
     )
 
 
-def _counts(r: _Report) -> dict[str, int]:
-    """The language's totals: CPU blocks (passed, failed, changed since the run), CUDA
-    blocks (passed, failed, not yet run on a GPU), MPS/XPU blocks never executed, cells."""
-    statuses = r.statuses.values()
-    c = {k: sum(len(s.cpu.get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")}
-    c.update({"acc_" + k: sum(len(s.acc.get("cuda", {}).get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")})
-    c.update({kind: sum(len(s.devices.get(kind, {}).get("unrun", [])) for s in statuses) for kind in OTHER_DEVICES})
-    c["cells"] = sum(s.cells for s in statuses)
-    return c
-
-
-def summary_box(lang: str, mkdocs_config=None, files=None, r: _Report | None = None) -> str:
-    """The report's numbers at a glance, as the first thing under its title: CPU
-    examples passed of those that run on CPU, CUDA examples run on a GPU of all
-    CUDA examples, MPS/XPU examples never run. ✓ only where every one passed."""
-    cpu, gpu = results.cpu_run(), results.gpu_run()
-    r = r or _report(lang, mkdocs_config, files)
-    t, c = r.t, _counts(r)
-    n, acc_n = c["passed"] + c["failed"] + c["unrun"], c["acc_passed"] + c["acc_failed"] + c["acc_unrun"]
-    torch = results.cpu_runs(cpu, results.other_cpu_runs())[0][0]
-
-    def stat(ok: bool | None, value: str, label: str, note: str = "") -> str:
-        cls = {True: "vr-ok", False: "vr-failed", None: "vr-pending"}[ok]
-        icon = {True: "✓", False: "✗", None: "○"}[ok]
-        note = f'<span class="vr-stat-note">{html.escape(note)}</span>' if note else ""
-        return (f'<div class="vr-stat"><span class="vr-stat-value"><span class="vr-icon {cls}" aria-hidden="true">{icon}</span> '
-                f'{value}</span><span class="vr-stat-label">{label}</span>{note}</div>')
-
-    def ok(passed: int, failed: int, total: int) -> bool | None:
-        return False if failed else True if total and passed == total else None
-
-    stats = [stat(
-        ok(c["passed"], c["failed"], n), t["box_of"].format(k=c["passed"], n=n),
-        t["box_cpu"].format(torch=torch),
-        t["box_cpu_failed"].format(f=c["failed"]) if c["failed"] else t["box_cpu_changed"].format(u=c["unrun"]) if c["unrun"] else "",
-    )]
-    if acc_n:
-        stats.append(stat(
-            ok(c["acc_passed"], c["acc_failed"], acc_n), t["box_of"].format(k=c["acc_passed"], n=acc_n),
-            t["box_cuda"],
-            (t["box_cuda_failed"].format(f=c["acc_failed"]) + " " if c["acc_failed"] else "")
-            + (t["gpu_tip"].format(gpu=gpu_names(gpu.machine), torch=gpu.machine["torch"], date=date(lang, gpu.generated)) if gpu else t["box_no_gpu"]),
-        ))
-    never = sum(c[kind] for kind in OTHER_DEVICES)
-    if never:
-        stats.append(stat(None, str(never), t["box_devices"], t["device_tip_all"]))
-    return f'<div class="vr-summary" role="group" aria-label="{t["box_title"]}">' + "".join(stats) + "</div>"
-
-
 def _totals(r: _Report) -> list[str]:
     """The language's totals, the twins tested once, the blocks no CI machine executed."""
-    t, c = r.t, _counts(r)
+    t, c = r.t, counts(r.statuses.values())
     lines = [t["totals"].format(
         n=c["passed"] + c["failed"] + c["unrun"], p=c["passed"], f=c["failed"], u=c["unrun"],
         acc_n=c["acc_passed"] + c["acc_failed"] + c["acc_unrun"], acc_p=c["acc_passed"], acc_f=c["acc_failed"], acc_u=c["acc_unrun"],
@@ -413,7 +365,9 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     markdown = markdown.replace(MARKER, render(lang, config, files, r))
     # the numbers first: the box goes right under the title
     title = re.search(r"^# .*$", markdown, re.M)
-    box = "\n\n" + summary_box(lang, config, files, r) + "\n\n"
+    cpu = results.cpu_run()
+    torch = results.cpu_runs(cpu, results.other_cpu_runs())[0][0]
+    box = "\n\n" + summary_box(lang, r.statuses.values(), torch, results.gpu_run()) + "\n\n"
     return markdown[: title.end()] + box + markdown[title.end() :] if title else box + markdown
 
 
