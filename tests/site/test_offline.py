@@ -100,3 +100,41 @@ def test_the_pdf_holds_every_page_with_its_links_on_the_site(pdfs, lang):
     assert pdf.page_count(path) > len(own), (pdf.page_count(path), len(own))
     assert b"file://" not in data, "a link in the PDF points into the folder it was printed from"
     assert pdf.site_url().encode() in data  # links that leave the print page go to the site
+
+
+@pytest.fixture(scope="session")
+def published_site(pdfs, offline_site, tmp_path_factory):
+    """The site as the deploy builds it (.ci/deploy): with the offline copy and the PDFs."""
+    import os
+    import subprocess
+    import sys
+
+    from devguide import pdf, reader_site
+
+    out = tmp_path_factory.mktemp("published")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", **{
+        reader_site.OFFLINE_ZIP_ENV: str(config.BUILD / "artifacts" / "pytorch-device-guide-offline.zip"),
+        pdf.PDFS_ENV: str(pdfs[config.DEFAULT_LANGUAGE].parent)})
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=config.REPO,
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+@pytest.mark.parametrize("lang", config.LANGUAGES)
+def test_the_published_site_links_its_offline_copy_and_pdf(published_site, pdfs, lang):
+    """The home page, the getting-started page and the print page link the PDF of their
+    language (and the home pages the offline copy), and the links reach those files."""
+    from devguide import downloads
+
+    root = published_site / config.url_prefix(lang)
+    for page in (root / "index.html", root / "getting-started" / "index.html", root / "print" / "index.html"):
+        targets = {(page.parent / url).resolve() for _, tag, _attr, url in site.parse(page).links
+                   if tag == "a" and url.endswith((".pdf", ".zip"))}
+        pdf_file = (published_site / "downloads" / pdfs[lang].name).resolve()
+        assert pdf_file in targets, f"{page.relative_to(published_site)} does not link {pdfs[lang].name}: {targets}"
+        assert pdf_file.read_bytes() == pdfs[lang].read_bytes()
+        if page == root / "index.html":
+            assert (published_site / "downloads" / downloads.OFFLINE_ZIP).resolve() in targets
+    broken, _ = site.check_site(published_site)
+    assert not broken, broken[:5]
