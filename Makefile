@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup browser axe serve build offline test test-all test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
+.PHONY: setup browser axe serve build offline pdf test test-all test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
 
 setup: $(STAMP)
 
@@ -37,11 +37,12 @@ $(SHIM): devguide/vendor.py | setup
 # rehearsed in a throw-away clone of HEAD with this checkout's censuses and offline
 # copy: gh-pages is committed there, never here, and nothing is pushed.
 REHEARSAL := build/deploy-rehearsal
-deploy-rehearsal: setup offline
+deploy-rehearsal: setup offline pdf
 	$(PY) -m pip install --quiet --disable-pip-version-check -c tests/requirements/lock.txt -e ".[deploy]"
 	rm -rf $(REHEARSAL) && git clone --quiet . $(REHEARSAL)
 	mkdir -p $(REHEARSAL)/build/artifacts && cp build/validation*.json $(REHEARSAL)/build/
 	cp build/artifacts/pytorch-device-guide-offline.zip $(REHEARSAL)/build/artifacts/
+	cp -r build/artifacts/pdf $(REHEARSAL)/build/artifacts/
 	ln -s $(CURDIR)/$(VENV) $(REHEARSAL)/$(VENV)
 	cd $(REHEARSAL) && git config user.name rehearsal && git config user.email rehearsal@localhost && DEVGUIDE_ROOT=$(CURDIR)/$(REHEARSAL) bash .ci/deploy
 	git -C $(REHEARSAL) show gh-pages:versions.json
@@ -50,6 +51,12 @@ offline: setup $(SHIM)
 	OFFLINE=true IFRAME_WORKER_SHIM=$(SHIM) $(PY) -m mkdocs build --strict -d build/offline
 	mkdir -p build/artifacts && rm -f build/artifacts/pytorch-device-guide-offline.zip
 	cd build && $(CURDIR)/$(PY) -m zipfile -c artifacts/pytorch-device-guide-offline.zip offline/
+
+# The whole guide as a PDF per language (build/artifacts/pdf/), printed by the
+# Chromium the site tests drive from the offline build's print pages
+# (devguide/pdf.py). The release job publishes them with the site (.ci/deploy).
+pdf: offline browser
+	$(PY) -m devguide.pdf build/offline build/artifacts/pdf
 
 # The Chromium the site tests drive: found, or installed (apt as root, else
 # Playwright's download), or one message that says what to run.

@@ -24,11 +24,11 @@ One module per concern:
   Chinese line breaks, how pages read), ``report`` and ``reader_site``
 * the test results in the site: ``results`` (the runs read from the census files, per page
   and block), ``report_words`` (their words in zh and en), ``report`` (the validation
-  report page and the two event handlers), ``validated_line`` (the line under each page
+  report page and the two event handlers; ``report_box``: its numbers at a glance), ``validated_line`` (the line under each page
   title), ``gpu_outputs`` (what CUDA blocks printed on a GPU, under them)
 * what readers take away (``reader_site``, which uses): ``repository`` (repo_url, edit and issue links), ``downloads`` (each page's code
   as ``.py``, notebooks as ``.ipynb``), ``llms`` (each page's Markdown, llms.txt),
-  ``printing`` (the whole guide on one page)
+  ``printing`` (the whole guide on one page), ``pdf`` (that page printed to a PDF per language, ``make pdf``)
 * ``site``, ``links``, ``lint``, ``browser``, ``axe``, ``vendor``, ``bench``, ``searchbench`` --
   the built site, source links, ruff on examples, Chromium, accessibility (axe-core), the npm
   files fetched without npm, timings, the search benchmark; ``python -m devguide`` is the
