@@ -11,14 +11,23 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: setup browser axe serve build offline test test-all test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
 
-setup: $(STAMP)
+KERNEL_CONFIG := $(VENV)/etc/ipython/ipython_kernel_config.py
 
-# Re-installs when pyproject.toml (the pinned dependencies) changes.
+setup: $(STAMP) $(KERNEL_CONFIG)
+
+# Re-installs when pyproject.toml (the pinned dependencies) changes. pip shows each
+# package as it goes (about 1 min on 2 cores from a warm pip cache, several from none).
 $(STAMP): pyproject.toml tests/requirements/lock.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "Python 3.11+ required, found " + sys.version' 
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c tests/requirements/lock.txt -e ".[site,test,lint,browser]"
+	@echo "make setup: installing the pinned dependencies into $(VENV) (torch, MkDocs, pytest, Playwright; about a minute, pip's progress below)"
+	$(PY) -m pip install --progress-bar on --disable-pip-version-check -c tests/requirements/lock.txt -e ".[site,test,lint,browser]"
 	touch $@
+
+# The notebook kernel's "running over TCP without encryption" warning, dropped
+# (devguide/ipython_kernel_config.py says why).
+$(KERNEL_CONFIG): devguide/ipython_kernel_config.py | $(STAMP)
+	mkdir -p $(@D) && cp $< $@
 
 serve: setup
 	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:8000
