@@ -7,7 +7,7 @@
     python -m devguide census [FILE]           # is a census file valid? (default build/validation.json)
     python -m devguide census --versions       # each torch version's run, and blocks not passed on all
     python -m devguide check-site [DIR]        # links, anchors, external requests of a built site
-    python -m devguide bench                   # where the time of make test goes
+    python -m devguide bench [--budgets]       # the budgets, measured; where the time of make test goes
     python -m devguide search-bench [SITE]     # the search benchmark alone, on a built site
     python -m devguide real-bench [SITE]       # real users' questions and pasted errors, on a built site
 """
@@ -185,7 +185,7 @@ def cmd_check_site(args) -> int:
 def cmd_bench(args) -> int:
     from devguide import bench
 
-    return bench.main()
+    return bench.main([*(["--budgets"] if args.budgets else []), "--page", args.page])
 
 
 def cmd_search_bench(args) -> int:
@@ -219,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("check-site", help="links, anchors and external requests of a built site")
     p.add_argument("dir", nargs="?")
     p.set_defaults(func=cmd_check_site)
-    p = sub.add_parser("bench", help="where the time of make test goes")
+    p = sub.add_parser("bench", help="the budgets (every block, warm make test, one page pair) and where the time goes")
+    p.add_argument("--budgets", action="store_true", help="measure the three budgets only (make test twice, one page pair)")
+    p.add_argument("--page", default="devices/moving", help="the page pair the third budget times")
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser("search-bench", help="search quality, speed and bytes on a built site")
     p.add_argument("site", nargs="?", help="the built site (default build/site)")
