@@ -20,19 +20,7 @@ import sys
 from pathlib import Path
 
 from devguide import config
-
-
-def page_pair(arg: str) -> list[Path]:
-    """Both languages of a page (``.md``) or of a notebook (jupytext ``.py``)."""
-    name = arg.strip("/")
-    for lang in config.LANGUAGES:
-        name = name.removeprefix(f"docs/{lang}/")
-    suffix = ".py" if name.endswith(".py") else ".md"
-    name = name.removesuffix(".md").removesuffix(".py")
-    if suffix == ".md" and not (config.DOCS / config.DEFAULT_LANGUAGE / f"{name}.md").exists():
-        if (config.DOCS / config.DEFAULT_LANGUAGE / f"{name}.py").exists():
-            suffix = ".py"  # devguide page getting-started/device-tour: a notebook
-    return [config.DOCS / lang / f"{name}{suffix}" for lang in config.LANGUAGES]
+from devguide.parity import page_pair
 
 
 def run_notebook(path: Path) -> str | None:

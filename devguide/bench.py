@@ -149,7 +149,7 @@ def pytest_seconds(done: subprocess.CompletedProcess, wall: float) -> float:
 def page_pair_seconds(page: str, env: dict) -> float:
     """From command to result: pytest -n0 on both languages of a page, every block run
     (as after an edit); the better of two runs, the first warming the file cache."""
-    from devguide.__main__ import page_pair
+    from devguide.parity import page_pair
 
     paths = [str(p) for p in page_pair(page)]
     runs = [timed([PY, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *paths], env=env)[0] for _ in range(2)]

@@ -13,31 +13,34 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from devguide import config
-
 SHOWN = 2  # locations named per reason; the rest are counted
 
 
-def _location(report) -> tuple[str, int | None, str]:
-    """(path relative to the repository, line, reason) of a skip report."""
+def _location(report, start: Path) -> tuple[str, int | None, str]:
+    """(path relative to ``start``, as pytest writes it; line; reason) of a skip report."""
+    from _pytest.pathlib import bestrelpath
+
     longrepr = report.longrepr
     if isinstance(longrepr, (tuple, list)) and len(longrepr) == 3:
         path, line, reason = longrepr
+        path = bestrelpath(start, Path(path))
     else:  # not a plain skip (should not happen): name the test
         path, line, reason = report.nodeid.split("::")[0], None, str(longrepr)
-    return config.rel(Path(path)), line, str(reason).removeprefix("Skipped: ")
+    return path, line, str(reason).removeprefix("Skipped: ")
 
 
-def grouped_skips(reports) -> list[str]:
-    """One line per reason, most frequent first: ``[N] reason (where; and M more)``."""
+def grouped_skips(reports, start: Path) -> list[str]:
+    """One line per reason, most frequent first: ``[N] reason (where; and M more)``;
+    a reason found at SHOWN places or fewer keeps pytest's line per place. Paths are
+    relative to ``start`` (pytest's start path), as pytest writes them."""
     by_reason: dict[str, list[str]] = defaultdict(list)
     for report in reports:
-        path, line, reason = _location(report)
+        path, line, reason = _location(report, start)
         by_reason[reason].append(f"{path}:{line}" if line is not None else path)
     lines = []
     for reason, places in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        if len(places) == 1:
-            lines.append(f"SKIPPED [1] {places[0]}: {reason}")
+        if len(places) <= SHOWN:  # as short as the folded line: pytest's own, one per place
+            lines.extend(f"SKIPPED [1] {place}: {reason}" for place in places)
             continue
         pages = len({place.split(":")[0] for place in places})
         more = len(places) - SHOWN
@@ -57,5 +60,5 @@ def report_skips(terminalreporter) -> None:
     if not skipped:
         return
     terminalreporter.write_sep("=", "skipped, one line per reason (--no-fold-skipped lists each)", yellow=True)
-    for line in grouped_skips(skipped):
+    for line in grouped_skips(skipped, Path(terminalreporter.startpath)):
         terminalreporter.write_line(line, yellow=True)

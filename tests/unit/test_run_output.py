@@ -19,7 +19,7 @@ def test_skips_are_one_line_per_reason():
     reports = [skip(f"docs/{lang}/p{n}.md", 10 * n, CUDA) for n in range(1, 55) for lang in ("zh", "en")]
     reports.append(skip("docs/zh/q.md", 7, "installs packages; never run in tests"))
     reports.append(skip("tests/site/test_browser.py", 3, "Skipped: no Chromium"))
-    lines = terminal.grouped_skips(reports)
+    lines = terminal.grouped_skips(reports, config.REPO)
     assert lines == [
         f"SKIPPED [108] {CUDA} (in 108 files: docs/zh/p1.md:10, docs/en/p1.md:10 and 106 more)",
         "SKIPPED [1] docs/zh/q.md:7: installs packages; never run in tests",
@@ -31,7 +31,7 @@ class Reporter:
     """The parts of pytest's TerminalReporter that report_skips uses."""
 
     def __init__(self, reportchars="fEsxX", foldskipped=True, skipped=()):
-        self.reportchars, self.foldskipped = reportchars, foldskipped
+        self.reportchars, self.foldskipped, self.startpath = reportchars, foldskipped, config.REPO
         self.stats = {"skipped": list(skipped)}
         self.lines = []
 
@@ -43,10 +43,15 @@ class Reporter:
 
 
 def test_pytest_lists_no_skip_the_grouped_lines_name():
-    reporter = Reporter(skipped=[skip("docs/zh/a.md", 5, CUDA), skip("docs/zh/b.md", 9, CUDA)])
+    reporter = Reporter(skipped=[skip("docs/zh/a.md", 5, CUDA), skip("docs/zh/b.md", 9, CUDA), skip("docs/zh/b.md", 20, CUDA),
+                                 skip("docs/zh/c.md", 3, "excused"), skip("docs/en/c.md", 3, "excused")])
     terminal.report_skips(reporter)
     assert "s" not in reporter.reportchars  # pytest's own short summary does not list them again
-    assert reporter.lines[1] == f"SKIPPED [2] {CUDA} (in 2 files: docs/zh/a.md:5, docs/zh/b.md:9)"
+    assert reporter.lines[1:] == [
+        f"SKIPPED [3] {CUDA} (in 2 files: docs/zh/a.md:5, docs/zh/b.md:9 and 1 more)",
+        "SKIPPED [1] docs/zh/c.md:3: excused",  # two places: as pytest says them
+        "SKIPPED [1] docs/en/c.md:3: excused",
+    ]
     # --no-fold-skipped (pytest's line per skip) and -r without s: left to pytest
     for reporter in (Reporter(foldskipped=False, skipped=[skip("docs/zh/a.md", 5, CUDA)]),
                      Reporter(reportchars="fE", skipped=[skip("docs/zh/a.md", 5, CUDA)])):
