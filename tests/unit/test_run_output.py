@@ -1,8 +1,7 @@
 """What a run prints at its end (devguide.terminal, devguide.run_state): skipped
-tests one line per reason, and the census line on a line of its own."""
+tests one line per reason, and the census line on a line of its own. (A real run's
+folded skips: tests/unit/test_isolation.py's planted project, run with -rA.)"""
 
-import subprocess
-import sys
 from types import SimpleNamespace
 
 from devguide import config, terminal
@@ -58,22 +57,6 @@ def test_pytest_lists_no_skip_the_grouped_lines_name():
         chars = reporter.reportchars
         terminal.report_skips(reporter)
         assert reporter.lines == [] and reporter.reportchars == chars
-
-
-def test_a_run_ends_with_grouped_skips_and_the_census_line_alone(tmp_path):
-    """A page with two CUDA-only blocks, run as make test runs it (with -ra): one
-    SKIPPED line for both, and nothing written after pytest's progress on its line."""
-    page = config.REPO / "docs" / "zh" / "async" / "streams.md"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n0", "-p", "no:cacheprovider", str(page), "-k", "line",
-         "--census", str(tmp_path / "census.json")],
-        cwd=config.REPO, capture_output=True, text=True, timeout=300,
-    )
-    out = done.stdout
-    assert done.returncode == 0, out[-3000:]
-    skipped = [line for line in out.splitlines() if line.startswith("SKIPPED")]
-    assert len(skipped) == 1 and skipped[0].startswith("SKIPPED [8] ") and CUDA in skipped[0], out[-3000:]
-    assert all(line.endswith("]") or "%]" not in line for line in out.splitlines()), out[-3000:]
 
 
 def test_the_census_line_is_printed_in_the_summary_not_on_the_progress_line():
