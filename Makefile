@@ -79,8 +79,11 @@ axe: $(AXE)
 # A block that passed in the last complete run (build/validation.json) and has not
 # changed since -- its code and expected output, torch and every installed package,
 # snippets/, the harness, the environment (devguide.census.reuse_key) -- is not run
-# again; the site, its checks and every other test always run. Where CI is set (the
-# workflows) and with `make test-all`, every block runs.
+# again, and neither are two long re-runs of unchanged work: the plain pytest-codeblocks
+# run of six pages and the real-material search benchmark, each keyed by what it reads
+# (tests/content/test_plain_codeblocks.py, tests/site/test_search.py). The site is
+# built and every other test runs every time. Where CI is set (the workflows) and
+# with `make test-all`, everything runs.
 REUSE ?= $(if $(CI),,--reuse-unchanged)
 test: setup browser $(AXE)
 	$(PY) -m pytest $(REUSE) $(PYTEST_ARGS)
