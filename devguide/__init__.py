@@ -13,12 +13,13 @@ One module per concern:
 * ``parity``   -- the two languages of a page agree (``--fix`` copies code across);
   ``comments``: a block's code without its comments, what the languages share (each
   comments in its own words) and what twins and reused results are keyed on
+* ``nav``      -- mkdocs.yml's nav: every page listed, every title translated
 * ``census``   -- owns build/validation.json (format, schema, robust loading); ``summary``:
   the last CPU run recorded in the repository (.ci/cpu-run/summary.json)
 * ``pytest_plugin`` -- the pytest plugin's hooks (entry point ``pytest11``: loaded by name);
   ``collection``: pages, blocks and twin checks as pytest items; ``run_state``: the results
   a run gathers, handed to ``census`` at its end; ``scheduling``: the order and units of work
-  under xdist
+  under xdist; ``terminal``: the skipped tests at the end of a run, one line per reason
 * ``mkdocs_plugin`` -- the MkDocs plugin (``plugins: - devguide``), which registers the event
   handlers of ``site_hooks/`` (notebooks with i18n, per-language search, the offline copy,
   Chinese line breaks, how pages read), ``report`` and ``reader_site``

@@ -10,7 +10,7 @@ import difflib
 from pathlib import Path
 
 from devguide.comments import code_tokens, has_comments, without_comments
-from devguide.config import LANGUAGES, REPO, rel
+from devguide.config import DEFAULT_LANGUAGE, DOCS, LANGUAGES, REPO, rel
 from devguide.pages import (
     COMMENT,
     EXECUTED,
@@ -21,6 +21,19 @@ from devguide.pages import (
 )
 
 # --------------------------------------------------------------------------- parity
+
+
+def page_pair(arg: str) -> list[Path]:
+    """Both languages of a page (``.md``) or of a notebook (jupytext ``.py``)."""
+    name = arg.strip("/")
+    for lang in LANGUAGES:
+        name = name.removeprefix(f"docs/{lang}/")
+    suffix = ".py" if name.endswith(".py") else ".md"
+    name = name.removesuffix(".md").removesuffix(".py")
+    if suffix == ".md" and not (DOCS / DEFAULT_LANGUAGE / f"{name}.md").exists():
+        if (DOCS / DEFAULT_LANGUAGE / f"{name}.py").exists():
+            suffix = ".py"  # devguide page getting-started/device-tour: a notebook
+    return [DOCS / lang / f"{name}{suffix}" for lang in LANGUAGES]
 
 
 def twins(docs: Path | None = None):

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from devguide import collection, config, running, scheduling
+from devguide import collection, config, running, scheduling, terminal
 from devguide.config import LANGUAGES, rel
 from devguide.marks import MARKS
 from devguide.run_state import STATE, RunState
@@ -163,3 +163,9 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist: the units of work (``devguide.scheduling``)."""
     return scheduling.make_scheduler(config, log)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Skipped tests one line per reason (``devguide.terminal``), above pytest's short summary."""
+    if not hasattr(terminalreporter.config, "workerinput"):
+        terminal.report_skips(terminalreporter)

@@ -35,6 +35,46 @@ def test_the_summary_changes_only_when_the_results_do(tmp_path):
     assert not summary.records(census({}, {"torch": "2.11.0+cu130", "python": "3.12", "accelerator": "cuda"}))
 
 
+def test_the_summary_keeps_a_checked_out_files_mode(tmp_path):
+    """Written through a temporary file (mkstemp makes it 0600), it ends up as git
+    would check it out: 0644 under the usual umask."""
+    import os
+
+    path = tmp_path / "summary.json"
+    old = os.umask(0o022)
+    try:
+        assert summary.write_if_changed(census({"a" * 16: "passed"}), path)
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_failing_run_leaves_the_summary_alone(tmp_path, monkeypatch):
+    import pytest
+
+    from devguide.run_state import RunState
+
+    path = tmp_path / "summary.json"
+    monkeypatch.setattr(summary, "PATH", path)
+    summary.write_if_changed(census({"a" * 16: "passed"}), path)
+    before = path.read_text(encoding="utf-8")
+    changed = census({"a" * 16: "passed", "b" * 16: "passed"})
+    # a run whose blocks all passed but whose site build failed (a new page, say)
+    state = RunState(results={(PAGE, 1): {"status": "passed"}})
+    state.record_summary(changed, pytest.ExitCode.TESTS_FAILED)
+    assert path.read_text(encoding="utf-8") == before
+    assert state.notes == [f"{path.as_posix()} left as it is: this run failed (a green run records its results)"]
+    # a failed block, whatever the exit status says
+    state = RunState(results={(PAGE, 1): {"status": "failed"}})
+    state.record_summary(changed, pytest.ExitCode.OK)
+    assert path.read_text(encoding="utf-8") == before
+    # the same run, green: recorded
+    state = RunState(results={(PAGE, 1): {"status": "passed"}})
+    state.record_summary(changed, pytest.ExitCode.OK)
+    assert path.read_text(encoding="utf-8") != before
+    assert state.notes[0].startswith("results changed: ")
+
+
 def run(status, source="test", machine=None):
     machine = machine or {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu"}
     return results.Run("2026-11-23T12:59:22Z", machine, source, status)
