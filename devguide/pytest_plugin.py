@@ -126,7 +126,7 @@ def pytest_sessionstart(session):
             returncode=3,
         )
     worker = getattr(session.config, "workerinput", {}).get("workerid", "")
-    run_limit.arm(running.default_zygote(), worker)  # the whole run's own time limit
+    run_limit.arm(running.default_zygote(), session.config, worker)  # the whole run's own time limit
     if _runs_blocks(session.config):
         running.default_zygote().launch()  # it imports torch while pytest collects
 

@@ -18,11 +18,12 @@ re-parented to the zygote, not to init). So
 
 No cgroup: on the CI machines and contributors' laptops the harness runs
 unprivileged, where a cgroup of one's own is not given (cgroup v2 delegation
-needs systemd or root). A block that kills the zygote itself (its grandparent)
-is the one way out: its own process dies with the zygote
-(``PR_SET_PDEATHSIG``), the daemons it started before are re-parented beyond
-the harness. Elsewhere than Linux the block's process group is all there is
-(``os.killpg``).
+needs systemd or root). A block that kills the zygote itself would be the one
+way out: its own process dies with the zygote (``PR_SET_PDEATHSIG``), but the
+daemons it started before would be re-parented beyond the harness. Where
+Landlock scopes signals (Linux 6.12+, ``devguide.sandbox``) a block cannot
+signal the zygote or pytest at all. Elsewhere than Linux the block's process
+group is all there is (``os.killpg``).
 """
 
 from __future__ import annotations

@@ -23,8 +23,9 @@ def run_timeout() -> float:
     return float(os.environ.get("DOCS_RUN_TIMEOUT", DEFAULT_RUN_TIMEOUT) or 0)
 
 
-def arm(zygote, worker: str = "") -> threading.Timer | None:
-    """Start the timer of this process (``zygote``: its block runner, stopped when it fires)."""
+def arm(zygote, config=None, worker: str = "") -> threading.Timer | None:
+    """Start the timer of this process (``zygote``: its block runner, stopped when
+    it fires; ``config``: pytest's, whose output capture is suspended to say so)."""
     limit = run_timeout()
     if limit <= 0:
         return None
@@ -32,6 +33,12 @@ def arm(zygote, worker: str = "") -> threading.Timer | None:
     def expire():
         running = getattr(zygote, "running", None)
         who = f"pytest worker {worker}" if worker else "the run"
+        capture = config.pluginmanager.getplugin("capturemanager") if config is not None else None
+        try:
+            if capture is not None:
+                capture.suspend_global_capture(in_=False)  # else the message goes into the capture
+        except Exception:  # noqa: BLE001 - the run ends whatever happens here
+            pass
         sys.__stderr__.write(
             f"\n{who}: the whole run took longer than its limit of {limit:g} s and was stopped"
             + (f"; the block running then: {running}" if running else "")

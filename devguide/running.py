@@ -194,7 +194,10 @@ def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw:
         )
     elif result["status"] == "failed":
         message = result["message"]
-        if "PermissionError" in message and (str(REPO) in message or job.get("confine")):
+        if "PermissionError: [Errno 1]" in message and job.get("confine"):
+            message += ("\n\n(a block may signal only the processes it started itself: not the block runner, "
+                        "not pytest; Landlock forbids the rest where the kernel has it, Linux 6.12+)")
+        elif "PermissionError" in message and (str(REPO) in message or job.get("confine")):
             message += (f"\n\n(a block may write only inside its own folder: it runs in {job['cwd']}, with a copy of "
                         "snippets/, and its HOME and TMPDIR are in that folder too; write there, with relative paths "
                         "or tempfile)")

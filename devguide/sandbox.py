@@ -7,9 +7,10 @@ memory and of the cores, what it may print, and its time.
   ``sweep_stale`` removes those of a pytest process that was killed;
 * ``block_env`` -- the environment a block starts with: a clean one, not the caller's;
 * ``allow_writes_only_beneath`` -- Landlock (Linux 5.13+, unprivileged): the
-  block's processes may write only beneath its scratch folder (and /dev)
-  (``landlock_abi``: 0 where the kernel lacks it); there ``RepoGuard`` notices
-  what a block changed in the repository and puts it back;
+  block's processes may write only beneath its scratch folder (and /dev), and
+  (Linux 6.12+) signal no process but their own: not the block runner, not
+  pytest (``landlock_abi``: 0 where the kernel lacks it); there ``RepoGuard``
+  notices what a block changed in the repository and puts it back;
 * ``memory_limit`` (the memory of all its processes, and its data segment,
   ``RLIMIT_DATA``), ``output_limit``, ``thread_share`` (OMP_NUM_THREADS when
   several pytest workers run blocks at once) and ``DEFAULT_TIMEOUT``: the limits
@@ -88,7 +89,7 @@ def remove_sandbox(root: Path) -> None:
             func(path)
 
     if Path(root).exists():
-        shutil.rmtree(root, onerror=unlock)  # noqa: PTH - onexc is Python 3.12+
+        shutil.rmtree(root, onerror=unlock)  # onexc is Python 3.12+
 
 
 def sweep_stale() -> int:
@@ -184,6 +185,7 @@ _LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446
 _FILE_RIGHTS = (1 << 1)  # WRITE_FILE
 _DIR_RIGHTS = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
 WRITABLE_SYSTEM = ("/dev",)
+_SCOPE_SIGNAL = 1 << 1  # LANDLOCK_SCOPE_SIGNAL (ABI 6, Linux 6.12)
 
 
 @functools.lru_cache(maxsize=1)
@@ -211,13 +213,16 @@ def allow_writes_only_beneath(roots: list[Path]) -> None:
     handled = file_rights | _DIR_RIGHTS | ((1 << 13) if abi >= 2 else 0)  # REFER
 
     class RulesetAttr(ctypes.Structure):
-        _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+        _fields_ = [("handled_access_fs", ctypes.c_uint64)] + (
+            [("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)] if abi >= 6 else [])
 
     class PathBeneath(ctypes.Structure):
         _pack_ = 1
         _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
-    attr = RulesetAttr(handled)
+    # ABI 6+: no signal to a process outside the block's own (the block runner, pytest):
+    # os.kill(os.getppid(), …) fails with PermissionError instead of killing the run
+    attr = RulesetAttr(handled, 0, _SCOPE_SIGNAL) if abi >= 6 else RulesetAttr(handled)
     ruleset = libc.syscall(_LANDLOCK_CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
