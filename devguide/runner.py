@@ -211,9 +211,10 @@ def zygote() -> None:
 
     def stop(signum, frame):
         for job in current:
-            _kill_group(job["pid"])
+            if job.get("pid"):
+                _kill_group(job["pid"])
         reaper.end_descendants()
-        for job in current:
+        for job in current:  # its pytest process is gone, or going: nobody else removes it
             remove_sandbox(Path(job["sandbox"]))
         os._exit(128 + signum)
 
@@ -222,20 +223,28 @@ def zygote() -> None:
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         job = json.loads(line)
+        # kept until the next job comes (pytest has removed its sandbox by then): if
+        # pytest dies in between, even just after the reply, the stop above removes it
+        current[:] = [dict(job)]
         reply = _spawn_and_wait(job, current)
-        print(json.dumps(reply), flush=True)
+        try:
+            print(json.dumps(reply), flush=True)
+        except BrokenPipeError:  # pytest died while the block ran (the block killed it?)
+            stop(signal.SIGPIPE, None)
+    for job in current:  # no more jobs: pytest has ended, or died
+        remove_sandbox(Path(job["sandbox"]))
 
 
 def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
     start = time.monotonic()
     pid, proc = _spawn(job)
-    current[:] = [dict(job, pid=pid)]
+    current[0]["pid"] = pid
     try:
         status, stopped, peak = _watch(job, pid, proc, start)
     finally:
         _kill_group(pid)  # whatever the block left running in the background,
         left = reaper.end_descendants()  # daemons that left its group included
-        current[:] = []
+        current[0]["pid"] = None
     code, sig, cpu = status
     return {
         "exit": code,
