@@ -298,8 +298,9 @@ def _watch(job: dict, pid: int, proc, start: float):
     try:
         while True:
             status = _reap(pid, proc)
-            if status is not None:
-                return status, None, peak
+            if status is not None:  # it ended; it may have printed too much in its last moments
+                over = job.get("output_limit") and any(_size(p) > job["output_limit"] for p in outputs)
+                return status, "over_output" if over else None, peak
             elapsed = time.monotonic() - start
             stopped = None
             if elapsed > job["timeout"]:

@@ -176,7 +176,8 @@ def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw:
         )
     if reply["over_memory"]:
         raise BlockFailure(
-            f"{block.where}: the block used more than {job['memory'] / 2**30:.1f} GiB of memory and was stopped "
+            f"{block.where}: the block's processes together used more than {job['memory'] / 2**30:.1f} GiB of "
+            f"memory (the sum of their PSS: memory they share counts once) and were stopped "
             f"(the limit for one block: 60 % of this machine's memory over the pytest workers; "
             f"DOCS_BLOCK_MEMORY_GB sets it)\n\n{numbered(block)}{streams}"
         )

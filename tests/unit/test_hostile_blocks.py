@@ -114,9 +114,21 @@ rm -rf "$OLDPWD"
 '''python
 print("later blocks still run")
 '''
+
+'''python
+import os
+import time
+
+for _ in range(3):  # 3 x 450 MiB of their own: each under the 1 GiB limit, together over it
+    if os.fork() == 0:
+        data = b"x" * (450 * 2**20)
+        time.sleep(30)
+        os._exit(0)
+time.sleep(30)
+'''
 """
 # page lines of HOSTILE's blocks
-DAEMONS, SETSID, TIMEOUT, FLOOD, RECURSION, SEGV, FORKS, WRITES, OLDPWD, LAST = 3, 18, 25, 33, 37, 45, 51, 67, 78, 84
+DAEMONS, SETSID, TIMEOUT, FLOOD, RECURSION, SEGV, FORKS, WRITES, OLDPWD, LAST, TOGETHER = 3, 18, 25, 33, 37, 45, 51, 67, 78, 84, 88
 
 DANGLING = """\
 # D
@@ -247,6 +259,13 @@ def test_forked_processes_count_their_shared_memory_once(hostile):
     over 10 GiB; what they really use is far below the 1 GiB limit of this run."""
     _, _, _, out, _ = hostile
     assert f"PASSED docs/zh/p.md::line {FORKS}" in out, failure_of(out, "p.md", FORKS)
+
+
+def test_the_memory_limit_counts_all_the_blocks_processes(hostile):
+    root, _, _, out, _ = hostile
+    over = failure_of(out, "p.md", TOGETHER)
+    assert "processes together used more than 1.0 GiB" in over and "PSS" in over
+    assert not [x for x in left_behind(root) if x.startswith("process")]
 
 
 def test_a_block_writes_only_inside_its_own_folder(hostile):
