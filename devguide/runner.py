@@ -207,32 +207,53 @@ def zygote() -> None:
 
     current: list[dict] = []  # the job that runs
     reaper.become_subreaper()  # what the block starts stays below the zygote (devguide.reaper)
-    reaper.die_with_parent(signal.SIGTERM)  # pytest killed: stop (below), not run on alone
+    # pytest killed: stop (below), not run on alone. SIGHUP, not SIGTERM (pytest's own
+    # stop): the signal also comes while pytest's other threads still live, when
+    # getppid() cannot tell that it is dying
+    reaper.die_with_parent(signal.SIGHUP)
 
-    def stop(signum, frame):
+    parent = os.getppid()
+
+    def pytest_died(job: dict) -> None:
+        """Nothing else can say where: pytest is gone (killed by the block, or by the
+        out-of-memory killer) and the block's sandbox is still there."""
+        if Path(job["sandbox"]).exists():
+            os.write(2, (
+                f"\n{job['where']}: the pytest process running the blocks died while this block ran"
+                f"{'' if job.get('pid') else ' (or just after it)'}: the block killed it, or the "
+                "out-of-memory killer did; the block runner stopped the block with everything it "
+                "started and removed its sandbox\n").encode())
+            remove_sandbox(Path(job["sandbox"]))
+
+    def stop(signum, frame, gone=False):
         for job in current:
             if job.get("pid"):
                 _kill_group(job["pid"])
         reaper.end_descendants()
         for job in current:  # its pytest process is gone, or going: nobody else removes it
+            if gone or os.getppid() != parent:
+                pytest_died(job)
             remove_sandbox(Path(job["sandbox"]))
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGHUP, lambda signum, frame: stop(signum, frame, gone=True))
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         job = json.loads(line)
         # kept until the next job comes (pytest has removed its sandbox by then): if
-        # pytest dies in between, even just after the reply, the stop above removes it
+        # pytest dies in between, even just after the reply, it is removed here
         current[:] = [dict(job)]
         reply = _spawn_and_wait(job, current)
         try:
             print(json.dumps(reply), flush=True)
         except BrokenPipeError:  # pytest died while the block ran (the block killed it?)
-            stop(signal.SIGPIPE, None)
-    for job in current:  # no more jobs: pytest has ended, or died
-        remove_sandbox(Path(job["sandbox"]))
+            stop(signal.SIGPIPE, None, gone=True)
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # this is the end anyway
+        signal.signal(sig, signal.SIG_IGN)
+    for job in current:  # no more jobs, and the last one's sandbox left: pytest died
+        pytest_died(job)
 
 
 def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
