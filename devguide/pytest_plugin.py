@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from devguide import collection, config, running, scheduling, terminal
+from devguide import collection, config, run_limit, running, scheduling, terminal
 from devguide.config import LANGUAGES, rel
 from devguide.marks import MARKS
 from devguide.run_state import STATE, RunState
@@ -125,6 +125,8 @@ def pytest_sessionstart(session):
             "build of torch, or unset REQUIRE_CUDA to skip them.",
             returncode=3,
         )
+    worker = getattr(session.config, "workerinput", {}).get("workerid", "")
+    run_limit.arm(running.default_zygote(), session.config, worker)  # the whole run's own time limit
     if _runs_blocks(session.config):
         running.default_zygote().launch()  # it imports torch while pytest collects
 
@@ -157,6 +159,13 @@ def pytest_collection_modifyitems(session, config, items):
         return
     collection.run_twins_once(config, items)
     scheduling.order_items(config, items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem, report, sched):
+    """Under pytest-xdist: a worker died in a block (killed by it, or by the
+    out-of-memory killer): that block fails, by its page line (``devguide.scheduling``)."""
+    scheduling.crash_report(crashitem, report)
 
 
 @pytest.hookimpl(optionalhook=True)

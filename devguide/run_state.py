@@ -95,7 +95,10 @@ class RunState:
         """Did this run collect every runnable block of every page, and run them?
         (``--collect-only`` collects every block and runs none: its census would
         overwrite the last run's results with nothing.)"""
-        runnable = census.runnable_keys()
+        try:
+            runnable = census.runnable_keys()
+        except DocsError:
+            return False  # a page that cannot be read: its own item fails (collection.PageProblem)
         return bool(self.collected) and runnable <= self.collected and bool(runnable & self.results.keys())
 
     def write_pending_outputs(self) -> None:

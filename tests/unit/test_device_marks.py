@@ -45,7 +45,7 @@ def test_a_comment_near_a_device_mark_is_the_mark_or_an_error(write_page, tmp_pa
         return
     with pytest.raises(config.DocsError) as error:
         page_blocks(p)
-    assert f"{p}:4:" in str(error.value) and says in str(error.value)
+    assert f"{p}:3:" in str(error.value) and says in str(error.value)  # the comment's own line
 
 
 def test_mps_and_xpu_blocks_are_api_checked(write_page, tmp_path):

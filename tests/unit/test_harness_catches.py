@@ -52,10 +52,10 @@ def test_an_excused_fence_is_counted_with_its_reason(write_page, tmp_path):
 
 def test_excuse_needs_a_reason_and_marks_must_be_known(write_page, tmp_path):
     p = write_page("<!--pytest.mark.skip-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(config.DocsError, match=rf"{p}:2: an excused block needs a reason"):
+    with pytest.raises(config.DocsError, match=rf"{p}:1: an excused block needs a reason"):
         page_blocks(p)
     p = write_page("<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(config.DocsError, match=rf"{p}:2: unknown mark .*pytest.mark.cuda"):
+    with pytest.raises(config.DocsError, match=rf"{p}:1: unknown mark .*pytest.mark.cuda"):
         page_blocks(p)
 
 
