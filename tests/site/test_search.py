@@ -133,7 +133,7 @@ def test_the_lines_every_cuda_error_carries_do_not_decide_the_result(search_page
     """A pasted CUDA error finds its entry among the first three results, not
     only the pages about CUDA_LAUNCH_BLOCKING that its added lines mention."""
     page = search_page(lang)
-    answers = page.evaluate(searchbench.RUN, [text for text, _, _ in CUDA_PASTES])
+    answers = page.evaluate(realbench.PASTE, [text for text, _, _ in CUDA_PASTES])  # pasted, as a reader does
     for (text, url, anchor), items in zip(CUDA_PASTES, answers, strict=True):
         top = [link for item in items[:3] for link in item]
         assert any(link.endswith(f"reference/errors/{url}#{anchor}") for link in top), (
