@@ -42,6 +42,7 @@ def notebook_files(notebook: Path, outputs: list[list[dict]] | None = None) -> d
     each code cell's outputs (nbformat dicts) from the build's run, in order (see
     ``outputs_from_html``); the notebook then carries them, with execution counts."""
     import jupytext
+    import nbformat
 
     source = Path(notebook).read_text(encoding="utf-8")
     nb = jupytext.reads(source, fmt="py:percent")
@@ -52,7 +53,7 @@ def notebook_files(notebook: Path, outputs: list[list[dict]] | None = None) -> d
     for n, cell in enumerate(code, 1):
         if outputs is not None:
             cell.execution_count = n
-            cell.outputs = [dict(o, execution_count=n) if o["output_type"] == "execute_result" else o
+            cell.outputs = [nbformat.from_dict(dict(o, execution_count=n) if o["output_type"] == "execute_result" else o)
                             for o in outputs[n - 1]]
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -77,14 +78,17 @@ def outputs_from_html(html: str) -> list[list[dict]]:
     pieces = _HTML_CELL.split(html)
     # split gives [before, kind, chunk, kind, chunk, …]
     for kind, chunk in zip(pieces[1::2], pieces[2::2], strict=True):
-        if kind != "jp-CodeCell":
-            continue
+        if kind != "jp-CodeCell" or "jp-InputArea" not in chunk:
+            continue  # mkdocs-jupyter wraps each code cell in a second "jp-Cell jp-CodeCell" div
         outs = []
         for result, mime, text in _HTML_OUTPUT.findall(chunk):
             text = unescape(re.sub(r"<[^>]+>", "", text))
             if not result:  # nbconvert shows stdout as text/plain, stderr as its own type
                 name = "stderr" if mime == "application/vnd.jupyter.stderr" else "stdout"
-                outs.append({"output_type": "stream", "name": name, "text": text})
+                if outs and outs[-1]["output_type"] == "stream" and outs[-1]["name"] == name:
+                    outs[-1]["text"] += text  # one stream, printed in several goes
+                else:
+                    outs.append({"output_type": "stream", "name": name, "text": text})
             else:
                 outs.append({"output_type": "execute_result", "data": {"text/plain": text.rstrip("\n")},
                              "metadata": {}})

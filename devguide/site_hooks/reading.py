@@ -33,6 +33,7 @@ LABELS = {
 SEARCH = {"zh": "搜索", "en": "Search"}
 # the title of a heading's ¶ link (Python-Markdown's toc says "Permanent link" in every language)
 PERMALINK = {"zh": "永久链接", "en": "Permanent link"}
+_PERMALINK = re.compile(r'(<a class="headerlink"[^>]*? title=")Permanent link"')
 DESCRIPTION_LENGTH = {"zh": 110, "en": 200}
 
 _OUTPUT = re.compile(
@@ -115,7 +116,7 @@ def _page_html(output: str, lang: str) -> str:
     if tag:
         output = output.replace(f'<html lang="{lang}"', f'<html lang="{tag}"', 1)
     if lang in PERMALINK:
-        output = output.replace('class="headerlink" title="Permanent link"', f'class="headerlink" title="{PERMALINK[lang]}"')
+        output = _PERMALINK.sub(rf'\g<1>{PERMALINK[lang]}"', output)
     return output.replace(
         '<div class="md-search" data-md-component="search" role="dialog">',
         f'<div class="md-search" data-md-component="search" role="dialog" aria-label="{SEARCH[lang]}">',

@@ -210,13 +210,14 @@ def test_notebook_outputs_are_read_back_from_the_rendered_run():
 
     html = (
         '<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell"><h1>T</h1></div>'
-        '<div id="c1" class="jp-Cell jp-CodeCell jp-Notebook-cell   ">'
+        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell">'  # mkdocs-jupyter's wrapper
+        '<div id="c1" class="jp-Cell jp-CodeCell jp-Notebook-cell   "><div class="jp-InputArea">x</div>'
         '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain" tabindex="0">'
         "<pre>a &lt; b\n</pre></div>"
         '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="application/vnd.jupyter.stderr" tabindex="0">'
         "<pre>warn\n</pre></div></div>"
-        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell jp-mod-noOutputs"></div>'
-        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell">'
+        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell jp-mod-noOutputs"><div class="jp-InputArea">y</div></div>'
+        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell"><div class="jp-InputArea">z</div>'
         '<div class="jp-RenderedText jp-OutputArea-output jp-OutputArea-executeResult" data-mime-type="text/plain" '
         'tabindex="0"><pre><span class="ansi">3</span></pre></div></div>'
     )
