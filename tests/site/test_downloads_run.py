@@ -34,6 +34,8 @@ from devguide.blocks import page_blocks
 # what a new virtual environment has besides the packages a reader installs
 VENV_TOOLS = ("pip", "setuptools")
 PIP_INSTALL = re.compile(r"`pip install ([^`]+)`")
+# a page's .py: its header ends at the first block ("# %% docs/…"); a notebook's: at its first code cell
+FIRST_CELL = re.compile(r"\n# %%(?! \[markdown\])")
 SNIPPET = re.compile(r"^#\s+(snippets/[\w./-]+\.py)[:：]", re.M)
 
 
@@ -49,6 +51,10 @@ SOURCES = downloaded_sources()
 
 def served(source: Path) -> str:
     return downloads.site_path(source, ".py")
+
+
+def header_of(script: str) -> str:
+    return FIRST_CELL.split(script, maxsplit=1)[0]
 
 
 def code_key(script: str) -> str:
@@ -96,7 +102,7 @@ def make_venv(where: Path, packages: tuple[str, ...]) -> Path:
 
 def run_download(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.CompletedProcess:
     script = (site / rel).read_text(encoding="utf-8")
-    header = script.split("\n# %% ", 1)[0]
+    header = header_of(script)
     folder = work / Path(rel).stem
     folder.mkdir(parents=True)
     (folder / Path(rel).name).write_text(script, encoding="utf-8")
@@ -112,9 +118,12 @@ def run_download(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Co
 
 
 @pytest.fixture(scope="module")
-def download_runs(built_site, tmp_path_factory):
-    """{site path: (the file it ran as, its result)} for every download; twins share a run."""
-    scripts = {served(s): (built_site / served(s)).read_text(encoding="utf-8") for s in SOURCES}
+def download_runs(built_site, tmp_path_factory, request):
+    """{site path: (the file it ran as, its result)} for every download this session
+    tests (all, or those selected with -k); twins share a run."""
+    selected = [item.callspec.params["source"] for item in request.session.items
+                if getattr(item, "originalname", "") == "test_a_download_runs_in_an_empty_folder"]
+    scripts = {served(s): (built_site / served(s)).read_text(encoding="utf-8") for s in selected or SOURCES}
     first: dict[str, str] = {}
     for rel, script in scripts.items():
         first.setdefault(code_key(script), rel)
@@ -122,7 +131,7 @@ def download_runs(built_site, tmp_path_factory):
     work = tmp_path_factory.mktemp("downloads")
     wanted = set()
     for rel in unique:
-        m = PIP_INSTALL.search(scripts[rel].split("\n# %% ", 1)[0])
+        m = PIP_INSTALL.search(header_of(scripts[rel]))
         wanted.add(tuple(sorted(m.group(1).split())) if m else ())
     venvs = {packages: make_venv(work / f"venv-{n}", packages) for n, packages in enumerate(sorted(wanted))}
     with ThreadPoolExecutor(max(2, min(4, os.cpu_count() or 1))) as pool:
@@ -138,7 +147,7 @@ def test_a_download_runs_in_an_empty_folder(download_runs, source):
         f"{served(source)} (run as {ran_as}) failed in an empty folder with only torch, numpy and its header's "
         f"packages:\n{done.stderr[-4000:]}"
     )
-    assert "Traceback" not in done.stderr, done.stderr[-4000:]
+    assert "Traceback" not in done.stderr, f"{served(source)} (run as {ran_as}):\n{done.stderr[-4000:]}"
 
 
 def test_the_empty_folder_has_only_what_the_header_names(tmp_path):
