@@ -9,16 +9,25 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup browser axe serve build offline test test-all test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
+.PHONY: setup browser axe serve build offline pdf test test-all test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
 
-setup: $(STAMP)
+KERNEL_CONFIG := $(VENV)/etc/ipython/ipython_kernel_config.py
 
-# Re-installs when pyproject.toml (the pinned dependencies) changes.
+setup: $(STAMP) $(KERNEL_CONFIG)
+
+# Re-installs when pyproject.toml (the pinned dependencies) changes. pip shows each
+# package as it goes (about 1 min on 2 cores from a warm pip cache, several from none).
 $(STAMP): pyproject.toml tests/requirements/lock.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "Python 3.11+ required, found " + sys.version' 
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c tests/requirements/lock.txt -e ".[site,test,lint,browser]"
+	@echo "make setup: installing the pinned dependencies into $(VENV) (torch, MkDocs, pytest, Playwright; about a minute, pip's progress below)"
+	$(PY) -m pip install --progress-bar on --disable-pip-version-check -c tests/requirements/lock.txt -e ".[site,test,lint,browser]"
 	touch $@
+
+# The notebook kernel's "running over TCP without encryption" warning, dropped
+# (devguide/ipython_kernel_config.py says why).
+$(KERNEL_CONFIG): devguide/ipython_kernel_config.py | $(STAMP)
+	mkdir -p $(@D) && cp $< $@
 
 serve: setup
 	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:8000
@@ -37,11 +46,12 @@ $(SHIM): devguide/vendor.py | setup
 # rehearsed in a throw-away clone of HEAD with this checkout's censuses and offline
 # copy: gh-pages is committed there, never here, and nothing is pushed.
 REHEARSAL := build/deploy-rehearsal
-deploy-rehearsal: setup offline
+deploy-rehearsal: setup offline pdf
 	$(PY) -m pip install --quiet --disable-pip-version-check -c tests/requirements/lock.txt -e ".[deploy]"
 	rm -rf $(REHEARSAL) && git clone --quiet . $(REHEARSAL)
 	mkdir -p $(REHEARSAL)/build/artifacts && cp build/validation*.json $(REHEARSAL)/build/
 	cp build/artifacts/pytorch-device-guide-offline.zip $(REHEARSAL)/build/artifacts/
+	cp -r build/artifacts/pdf $(REHEARSAL)/build/artifacts/
 	ln -s $(CURDIR)/$(VENV) $(REHEARSAL)/$(VENV)
 	cd $(REHEARSAL) && git config user.name rehearsal && git config user.email rehearsal@localhost && DEVGUIDE_ROOT=$(CURDIR)/$(REHEARSAL) bash .ci/deploy
 	git -C $(REHEARSAL) show gh-pages:versions.json
@@ -50,6 +60,12 @@ offline: setup $(SHIM)
 	OFFLINE=true IFRAME_WORKER_SHIM=$(SHIM) $(PY) -m mkdocs build --strict -d build/offline
 	mkdir -p build/artifacts && rm -f build/artifacts/pytorch-device-guide-offline.zip
 	cd build && $(CURDIR)/$(PY) -m zipfile -c artifacts/pytorch-device-guide-offline.zip offline/
+
+# The whole guide as a PDF per language (build/artifacts/pdf/), printed by the
+# Chromium the site tests drive from the offline build's print pages
+# (devguide/pdf.py). The release job publishes them with the site (.ci/deploy).
+pdf: offline browser
+	$(PY) -m devguide.pdf build/offline build/artifacts/pdf
 
 # The Chromium the site tests drive: found, or installed (apt as root, else
 # Playwright's download), or one message that says what to run.
@@ -70,8 +86,11 @@ axe: $(AXE)
 # A block that passed in the last complete run (build/validation.json) and has not
 # changed since -- its code and expected output, torch and every installed package,
 # snippets/, the harness, the environment (devguide.census.reuse_key) -- is not run
-# again; the site, its checks and every other test always run. Where CI is set (the
-# workflows) and with `make test-all`, every block runs.
+# again, and neither are two long re-runs of unchanged work: the plain pytest-codeblocks
+# run of six pages and the real-material search benchmark, each keyed by what it reads
+# (tests/content/test_plain_codeblocks.py, tests/site/test_search.py). The site is
+# built and every other test runs every time. Where CI is set (the workflows) and
+# with `make test-all`, everything runs.
 REUSE ?= $(if $(CI),,--reuse-unchanged)
 test: setup browser $(AXE)
 	$(PY) -m pytest $(REUSE) $(PYTEST_ARGS)
@@ -189,8 +208,12 @@ lock:
 	} > tests/requirements/lock.txt
 	rm -rf .venv-lock
 
+# The budgets (every block run ≤ 90 s of pytest, warm make test ≤ 30 s, one page
+# pair ≤ 3 s), measured and said met or missed, then where the time goes.
+# BENCH_ARGS=--budgets measures only the budgets.
+BENCH_ARGS ?=
 bench: setup
-	$(PY) -m devguide bench
+	$(PY) -m devguide bench $(BENCH_ARGS)
 
 lint: setup
 	$(PY) -m ruff check .

@@ -1,13 +1,13 @@
 """``python -m devguide``: the harness's commands.
 
-    python -m devguide page devices/moving     # one page pair, completely: blocks, twin,
-                                               #   parity, census, ruff on its examples, its links
+    python -m devguide page devices/moving     # one page pair, completely: census, links, nav,
+                                               #   parity, ruff on its examples, blocks and twin
     python -m devguide parity [--fix [--from zh]]  # zh/en agreement; --fix copies code and
                                                #   outputs from one language to the other
     python -m devguide census [FILE]           # is a census file valid? (default build/validation.json)
     python -m devguide census --versions       # each torch version's run, and blocks not passed on all
     python -m devguide check-site [DIR]        # links, anchors, external requests of a built site
-    python -m devguide bench                   # where the time of make test goes
+    python -m devguide bench [--budgets]       # the budgets, measured; where the time of make test goes
     python -m devguide search-bench [SITE]     # the search benchmark alone, on a built site
     python -m devguide real-bench [SITE]       # real users' questions and pasted errors, on a built site
 """
@@ -20,19 +20,7 @@ import sys
 from pathlib import Path
 
 from devguide import config
-
-
-def page_pair(arg: str) -> list[Path]:
-    """Both languages of a page (``.md``) or of a notebook (jupytext ``.py``)."""
-    name = arg.strip("/")
-    for lang in config.LANGUAGES:
-        name = name.removeprefix(f"docs/{lang}/")
-    suffix = ".py" if name.endswith(".py") else ".md"
-    name = name.removesuffix(".md").removesuffix(".py")
-    if suffix == ".md" and not (config.DOCS / config.DEFAULT_LANGUAGE / f"{name}.md").exists():
-        if (config.DOCS / config.DEFAULT_LANGUAGE / f"{name}.py").exists():
-            suffix = ".py"  # devguide page getting-started/device-tour: a notebook
-    return [config.DOCS / lang / f"{name}{suffix}" for lang in config.LANGUAGES]
+from devguide.parity import page_pair
 
 
 def run_notebook(path: Path) -> str | None:
@@ -49,53 +37,90 @@ def run_notebook(path: Path) -> str | None:
     return None
 
 
+# What `devguide page` checks of a page pair, in order: (name, what it means).
+PAGE_CHECKS = (
+    ("pages", "both languages exist"),
+    ("census", "every fence is run, shown or excused; marks and output markers are well formed"),
+    ("links", "links and anchors, in the sources"),
+    ("nav", "in mkdocs.yml's nav, its title translated in nav_translations"),
+    ("parity", "same code, marks, expected outputs and anchors in both languages"),
+    ("ruff", "ruff on the examples"),
+)
+
+
 def cmd_page(args) -> int:
     """Everything about page pairs in one command (the contributor's loop): for each,
-    census, links, parity and ruff on its examples, then the blocks of all in one pytest."""
-    from devguide import links, pages, parity
-
+    the checks of PAGE_CHECKS, then the blocks of all in one pytest; at the end, the
+    list of what was checked and what was not."""
     pairs = []
     for arg in args.page:
         pair = page_pair(arg)
         if pair not in pairs:
             pairs.append(pair)
-    problems = []
+    found: dict[str, list[str]] = {}  # by check: only the checks that applied to some pair
+    notebooks = []
     for paths in pairs:
-        problems += _pair_problems(paths, links, pages, parity)
+        for name, problems in _pair_problems(paths).items():
+            found.setdefault(name, []).extend(problems)
         if paths[0].suffix == ".py" and all(p.exists() for p in paths):
-            problems += [p for p in map(run_notebook, paths) if p]
-    for p in problems:
-        print(p)
+            notebooks += [p for p in map(run_notebook, paths) if p]
+    for problems in [*found.values(), notebooks]:
+        for p in problems:
+            print(p)
     everything = [str(p) for pair in pairs for p in pair if p.exists() and p.suffix == ".md"]
-    if not everything:
-        if not problems:
-            print(f"{len(pairs)} notebook pair(s): code cells identical in both languages, every cell ran")
-        return 1 if problems else 0
-    # the blocks of the pages (identical twins once), in one process
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *args.pytest],
-        cwd=config.REPO,
-    )
-    return 1 if problems or done.returncode else 0
+    blocks = None
+    if everything:
+        # the blocks of the pages (identical twins once) and their twin checks, in one process
+        blocks = subprocess.run(
+            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *args.pytest],
+            cwd=config.REPO,
+        ).returncode
+    failed = any(found.values()) or bool(notebooks) or bool(blocks)
+    print(checks_done(pairs, found, notebooks if any(p[0].suffix == ".py" for p in pairs) else None, blocks))
+    return 1 if failed else 0
 
 
-def _pair_problems(paths: list[Path], links, pages, parity) -> list[str]:
-    problems = []
-    for path in paths:
-        if not path.exists():
-            problems.append(f"{config.rel(path)}: no such page (write both languages: {', '.join(config.rel(p) for p in paths)})")
-    if problems:
-        return problems
-    if paths[0].suffix == ".py":  # a notebook pair: identical code cells (its cells run below)
-        return parity.parity_problems(*paths)
-    for path in paths:
-        problems += [e.problem for e in pages.classify(path) if e.problem]
-        problems += links.page_problems(path)
-    problems += parity.parity_problems(*paths)
+def checks_done(pairs, found: dict[str, list[str]], notebooks: list[str] | None, blocks: int | None) -> str:
+    """The checks this run made, each with its result, and what only make test checks."""
+    names = ", ".join(config.rel(p) for pair in pairs for p in pair)
+    lines = [f"devguide page checked {names}:"]
+    for name, meaning in PAGE_CHECKS:
+        if name not in found:
+            lines.append(f"  {'-':6} {name:8} not applied (the pages are missing, or notebooks)")
+            continue
+        problems = found[name]
+        lines.append(f"  {'FAILED' if problems else 'ok':6} {name:8} {meaning}"
+                     + (f" ({len(problems)} problem{'s' * (len(problems) > 1)} above)" if problems else ""))
+    if notebooks is not None:
+        lines.append(f"  {'FAILED' if notebooks else 'ok':6} {'notebook':8} every cell ran, as a script")
+    if blocks is not None:
+        lines.append(f"  {'FAILED' if blocks else 'ok':6} {'blocks':8} every python and bash block, "
+                     "expected outputs, the twin check (pytest, above)")
+    lines.append("  not checked here: the strict site build, the built site's links and the browser tests "
+                 "(make test runs them)")
+    return "\n".join(lines)
+
+
+def _pair_problems(paths: list[Path]) -> dict[str, list[str]]:
+    """The problems of one page pair, by the name of the check in PAGE_CHECKS."""
+    from devguide import links, nav, pages, parity
+
+    found: dict[str, list[str]] = {}
+    found["pages"] = [f"{config.rel(path)}: no such page (write both languages: "
+                      f"{', '.join(config.rel(p) for p in paths)})" for path in paths if not path.exists()]
+    if found["pages"]:
+        return found
+    found["nav"] = nav.page_problems(paths[0])
+    if paths[0].suffix == ".py":  # a notebook pair: the same code cells, comments aside (its cells run in cmd_page)
+        found["parity"] = parity.parity_problems(*paths)
+        return found
+    found["census"] = [e.problem for path in paths for e in pages.classify(path) if e.problem]
+    found["links"] = [problem for path in paths for problem in links.page_problems(path)]
+    found["parity"] = parity.parity_problems(*paths)
     from devguide import lint
 
-    problems += lint.example_problems(paths)
-    return problems
+    found["ruff"] = lint.example_problems(paths)
+    return found
 
 
 def cmd_parity(args) -> int:
@@ -148,7 +173,7 @@ def cmd_check_site(args) -> int:
 def cmd_bench(args) -> int:
     from devguide import bench
 
-    return bench.main()
+    return bench.main([*(["--budgets"] if args.budgets else []), "--page", args.page])
 
 
 def cmd_search_bench(args) -> int:
@@ -182,7 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("check-site", help="links, anchors and external requests of a built site")
     p.add_argument("dir", nargs="?")
     p.set_defaults(func=cmd_check_site)
-    p = sub.add_parser("bench", help="where the time of make test goes")
+    p = sub.add_parser("bench", help="the budgets (every block, warm make test, one page pair) and where the time goes")
+    p.add_argument("--budgets", action="store_true", help="measure the three budgets only (make test twice, one page pair)")
+    p.add_argument("--page", default="devices/moving", help="the page pair the third budget times")
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser("search-bench", help="search quality, speed and bytes on a built site")
     p.add_argument("site", nargs="?", help="the built site (default build/site)")

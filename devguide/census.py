@@ -33,6 +33,7 @@ from pathlib import Path
 
 from devguide import config
 from devguide.blocks import Block, page_blocks
+from devguide.comments import without_comments
 from devguide.config import DocsError, rel
 from devguide.marks import DEVICE_MARKS
 from devguide.pages import (
@@ -54,10 +55,13 @@ class CensusWarning(UserWarning):
 
 
 def signature(block: Block):
-    """What makes two blocks the same test: code, language, marks, expected outputs."""
+    """What makes two blocks the same test: code without its comments (a Chinese
+    block and its English twin comment in their own words; ``devguide.comments``),
+    language, marks, expected outputs."""
     marks = sorted((m.name, repr(m.args), repr(sorted(m.kwargs.items()))) for m in block.marks)
     variants = [(spec, text) for spec, text, _ in block.variants]
-    return block.language, block.code, marks, block.expected_output, block.ignore_whitespace, variants
+    code = without_comments(block.code, block.language)
+    return block.language, code, marks, block.expected_output, block.ignore_whitespace, variants
 
 
 def block_sha(block: Block) -> str:

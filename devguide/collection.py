@@ -43,7 +43,10 @@ class DocsPage(pytest.File):
         try:
             blocks = page_blocks(self.path)
         except DocsError as exc:
-            raise self.CollectError(str(exc)) from None
+            # the page fails, at its page line; every other page is collected and runs
+            # (a collection error would interrupt the whole session)
+            yield PageProblem.from_parent(self, name="page", problem=str(exc))
+            return
         for block in blocks:
             item = DocsBlock.from_parent(self, name=f"line {block.line}", block=block)
             for mark in block.marks:
@@ -51,6 +54,25 @@ class DocsPage(pytest.File):
                     item.add_marker(mark)
             yield item
         yield TwinCheck.from_parent(self, name="twin")
+
+
+class PageProblem(pytest.Item):
+    """A page whose fences cannot be read (a fence never closed, a dangling marker…):
+    it fails with the page line of each problem, and its blocks are not run."""
+
+    def __init__(self, *, problem: str, **kwargs):
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def runtest(self):
+        raise DocsError(f"{self.problem}\n\n(the page's blocks are not run until it can be read)")
+
+    def repr_failure(self, excinfo):
+        return str(excinfo.value) if isinstance(excinfo.value, DocsError) else super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        line = self.problem.split(":", 2)[1] if self.problem.count(":") >= 2 else "1"
+        return self.path, (int(line) - 1 if line.isdigit() else 0), "page"
 
 
 class TwinCheck(pytest.Item):

@@ -358,15 +358,15 @@ MARKER = "<!-- downloads -->"
 LIST_TEXT = {
     "zh": {
         "offline": "**离线版**：[{name}]({zip})（{size}）：整个站点打成一个压缩包，解压后用浏览器打开其中的 `index.html`，不联网也能浏览和搜索。",
-        "offline_missing": "**离线版**：整个站点打成的压缩包 `{name}`，由发布流程构建并随站点一起发布在本站的 `downloads/` 下（这次构建没有带上它）；自己构建用 `make offline`。",
         "print": "**打印版**：[{title}]({print})：所有页面合成一页，可以打印或另存为 PDF。",
+        "print_pdf": "**打印版**：[{title}]({print})：所有页面合成一页，可以直接打印；也可以下载排好版的 [PDF]({pdf})（{size}）。",
         "llms": "**Markdown 版**：[llms.txt]({llms}) 列出每一页的 Markdown 源文件（代码块保留语言标记，是经过测试的代码），方便离线阅读或交给大模型。",
         "code": "**每一页的代码**：页面标题旁的“下载本页代码”把这一页的代码块按顺序合成一个 `.py` 文件；两个笔记本还可以下载 `.ipynb`。",
     },
     "en": {
         "offline": "**Offline copy**: [{name}]({zip}) ({size}): the whole site in one archive; unpack it and open its `index.html` in a browser to read and search without a network.",
-        "offline_missing": "**Offline copy**: `{name}`, the whole site in one archive, is built by the release job and published with the site under `downloads/` (this build does not include it); build it yourself with `make offline`.",
         "print": "**Print version**: [{title}]({print}): every page on one page, to print or save as PDF.",
+        "print_pdf": "**Print version**: [{title}]({print}): every page on one page, to print; or download it ready-made as [PDF]({pdf}) ({size}).",
         "llms": "**Markdown**: [llms.txt]({llms}) lists each page's Markdown source (code blocks keep their language; it is the tested code), to read offline or to hand to a language model.",
         "code": "**Each page's code**: \"Download this page's code\" next to a page's title puts the page's code blocks, in order, into one `.py` file; the two notebooks also come as `.ipynb`.",
     },
@@ -377,16 +377,17 @@ def size_text(size: int) -> str:
     return f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{max(1, round(size / 2**10))} KB"
 
 
-def downloads_list(lang: str, links: dict[str, str], print_title: str, zip_size: int | None) -> str:
+def downloads_list(lang: str, links: dict[str, str], print_title: str, zip_size: int | None, pdf_size: int | None = None) -> str:
     """The Markdown list that replaces ``<!-- downloads -->`` (home page, getting
-    started). ``links``: where the offline zip, the print page and llms.txt are,
-    relative to the page; ``zip_size`` None when this build has no offline copy."""
+    started). ``links``: where the offline zip, the print page, its PDF and llms.txt
+    are, relative to the page; ``zip_size`` / ``pdf_size`` None when this build
+    has no offline copy / no PDF: then the list does not offer it (and says nothing
+    about how the site is built)."""
     t = LIST_TEXT.get(lang, LIST_TEXT["en"])
-    offline = (
-        t["offline"].format(name=OFFLINE_ZIP, zip=links["zip"], size=size_text(zip_size))
-        if zip_size is not None
-        else t["offline_missing"].format(name=OFFLINE_ZIP)
-    )
-    items = [offline, t["print"].format(title=print_title, print=links["print"]),
-             t["llms"].format(llms=links["llms"]), t["code"]]
+    items = [t["offline"].format(name=OFFLINE_ZIP, zip=links["zip"], size=size_text(zip_size))] if zip_size is not None else []
+    if pdf_size is not None:
+        items.append(t["print_pdf"].format(title=print_title, print=links["print"], pdf=links["pdf"], size=size_text(pdf_size)))
+    else:
+        items.append(t["print"].format(title=print_title, print=links["print"]))
+    items += [t["llms"].format(llms=links["llms"]), t["code"]]
     return "\n".join(f"- {item}" for item in items) + "\n"

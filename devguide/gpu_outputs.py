@@ -3,8 +3,8 @@
 The marker after a CUDA-only block is replaced with what that block printed in
 the GPU run (``artifacts/outputs/`` beside that run's census, ``results.gpu_dir``),
 e.g. the measured bandwidths, in an admonition that names the GPU, torch and
-date; or with a note that no GPU run is recorded yet, or that the block changed
-since the last one. The report module's ``on_page_markdown`` calls ``gpu_outputs``.
+date; or with a note saying that the block has not run on a GPU yet, or not since
+it changed (naming the run that ran its earlier version). The report module's ``on_page_markdown`` calls ``gpu_outputs``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from devguide import census
 from devguide.pages import scan_fences
-from devguide.report_words import TEXT
+from devguide.report_words import TEXT, date
 from devguide.results import current_blocks, gpu_dir, gpu_label, load_gpu
 
 GPU_MARKER = "<!-- gpu-output -->"
@@ -48,7 +48,8 @@ def gpu_outputs(markdown: str, page: Path, src: str, lang: str, gpu: Path | None
         at_line = next((f for f in fences if f["line"] == line), None)
         output = outputs / census.output_name(src, same["line"] if same else line)
         if same is None and at_line is not None:
-            block = f'!!! note "{t["gpu_stale"]}"\n\n    {t["gpu_none_text"]}'
+            stale = t["gpu_stale_text"].format(label=gpu_label(run["machine"]), date=date(lang, run["generated"]))
+            block = f'!!! note "{t["gpu_stale"]}"\n\n    {stale}'
         elif run and output.exists():
             machine = run["machine"]
             title = t["gpu_output"].format(label=gpu_label(machine), date=run["generated"][:10])

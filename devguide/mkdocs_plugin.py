@@ -21,12 +21,14 @@ from devguide.site_hooks import (
     error_pages,
     notebooks_with_i18n,
     offline_build,
+    quiet,
     reading,
     search_per_language,
 )
 
 # Each a module of event handlers, in the order their handlers run at one priority.
 PARTS: tuple[ModuleType, ...] = (
+    quiet,  # third-party chatter off; serve stopped by SIGTERM removes its folder
     notebooks_with_i18n,  # notebooks wrapped again after static-i18n, cache kept
     report,  # the validation report and each page's validated line
     search_per_language,  # one search index per language, the site's own worker
@@ -38,6 +40,7 @@ PARTS: tuple[ModuleType, ...] = (
 )
 
 EVENTS = (
+    "on_startup",
     "on_config",
     "on_files",
     "on_nav",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from devguide.config import LANGUAGES, REPO, DocsError, rel
@@ -54,6 +54,7 @@ class Fence:
     info: str
     comments: list[str]  # bodies of the HTML comments right above it
     code: str
+    comment_lines: list[int] = field(default_factory=list)  # the page line of each comment
 
     @property
     def language(self) -> str:
@@ -108,7 +109,7 @@ def _scan_fences(page: Path, mtime_ns: int, size: int) -> list[Fence]:
 def fences_in(lines: list[str], page: Path) -> list[Fence]:
     """The fences of Markdown given as lines (``page`` names it in messages): what
     ``scan_fences`` reads from a file, for Markdown that is not one (a converted notebook)."""
-    fences, comments, i = [], [], 0
+    fences, comments, comment_lines, i = [], [], [], 0
     while i < len(lines):
         line = lines[i]
         m = FENCE.match(line)
@@ -116,8 +117,9 @@ def fences_in(lines: list[str], page: Path) -> list[Fence]:
             c = COMMENT.match(line)
             if c:
                 comments.append(c.group("body"))
+                comment_lines.append(i + 1)
             elif line.strip():
-                comments = []
+                comments, comment_lines = [], []
             i += 1
             continue
         ticks, indent = m.group("ticks"), m.group("indent")
@@ -140,8 +142,8 @@ def fences_in(lines: list[str], page: Path) -> list[Fence]:
                 f"add a closing {ticks} line"
             )
         code = "\n".join(body) + ("\n" if body else "")
-        fences.append(Fence(Path(page), i + 1, j + 1, ticks, m.group("info"), comments, code))
-        comments = []
+        fences.append(Fence(Path(page), i + 1, j + 1, ticks, m.group("info"), comments, code, comment_lines))
+        comments, comment_lines = [], []
         i = j + 1
     return fences
 
@@ -180,8 +182,8 @@ def _classify(page: Path, mtime_ns: int, size: int) -> list[CensusEntry]:
             has_output = True
         elif e.kind != "continued":
             previous, has_output = f, False
-    for f in scan_outside_fences_for_snippets(page, fences):
-        entries.append(f)
+    entries += scan_outside_fences_for_snippets(page, fences)
+    entries += dangling_markers(page, fences)
     return entries
 
 
@@ -189,7 +191,9 @@ def _classify_fence(f: Fence, previous: Fence | None, has_output: bool, skipfile
     """One fence's kind, or its problem; ``previous``: the last fence before it that
     is not an expected output, ``has_output``: whether that one has its output yet."""
     e = CensusEntry(rel(f.page), f.line, f.language or "(none)", "")
-    e.problem = "\n".join(comment_problems(f.comments, f.where))
+    lines = f.comment_lines or [f.line] * len(f.comments)
+    e.problem = "\n".join(p for c, n in zip(f.comments, lines, strict=True)
+                          for p in comment_problems([c], f"{rel(f.page)}:{n}"))
     excuse = None
     try:
         for mark in f.marks:
@@ -227,22 +231,31 @@ def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> str:
     variant = f.variant
     what = "<!--pytest-codeblocks:expected-output-->" if is_output else f"<!--docs:expected-output {variant}-->"
     runnable = previous is not None and previous.ticks[0] == "`" and previous.language in EXECUTED
+    # the marker's own line (the fence's where the comments have no lines)
+    marker = next((n for c, n in zip(f.comments, f.comment_lines, strict=False) if MARKER.match(c)), f.line)
+    where = f"{rel(f.page)}:{marker}"
     if f.ticks[0] != "`" or f.language != "text":
         return (
-            f"{f.where}: the expected output after {what} "
+            f"{where}: the expected output after {what} "
             f"must be a ```text fence (found {f.ticks}{f.info})"
         )
     if not runnable:
         return (
-            f"{f.where}: {what} follows "
+            f"{where}: {what} follows "
             + (f"the {previous.language or 'plain'} fence at line {previous.line}, which never runs"
                if previous else "no block")
             + ", so this output would never be compared: put it directly after the "
             "```python or ```bash block whose output it is"
         )
+    if variant is None and has_output:
+        return (
+            f"{where}: a second {what} for the block at line {previous.line}, which has its expected "
+            "output already: remove one of the two (a block has one usual output; outputs for other "
+            "torch versions are <!--docs:expected-output torch==…--> fences)"
+        )
     if variant is not None and not has_output:
         return (
-            f"{f.where}: {what} needs the block's usual output first: put a "
+            f"{where}: {what} needs the block's usual output first: put a "
             "<!--pytest-codeblocks:expected-output--> fence (the pinned torch's output) above it"
         )
     if variant is not None:
@@ -305,6 +318,37 @@ def scan_outside_fences_for_snippets(page: Path, fences: list[Fence]) -> list[Ce
                     "code inside a ```python or ```bash fence so the harness sees it",
                 )
             )
+    return found
+
+
+MARKER = re.compile(r"^\s*(?:[-\s]*pytest-codeblocks:|pytest\.mark\.|docs:expected-output\b)")
+
+
+def dangling_markers(page: Path, fences: list[Fence]) -> list[CensusEntry]:
+    """A marker (``<!--pytest-codeblocks:expected-output-->``, a mark, a variant) that
+    text, not a fence, follows applies to nothing: the author believes an output is
+    compared, or a block marked, and nothing is. Each one is a problem at its own line."""
+    inside, starts = set(), {f.line for f in fences}
+    for f in fences:
+        inside.update(range(f.line + 1, f.end + 1))
+    found, pending = [], []
+    lines = Path(page).read_text(encoding="utf-8").splitlines()
+    for n, line in enumerate([*lines, "(end of the page)"], 1):
+        if n in inside:
+            continue
+        c = COMMENT.match(line) if n <= len(lines) else None
+        if c and MARKER.match(c.group("body")):
+            pending.append((n, c.group("body")))
+        elif n in starts:
+            pending = []
+        elif (line.strip() and not c) or n > len(lines):
+            follows = "the end of the page" if n > len(lines) else f"text (line {n})"
+            found += [CensusEntry(rel(page), k, "marker", "ignored", problem=(
+                f"{rel(page)}:{k}: <!--{body.strip()}--> is followed by {follows}, not by a fence, so it "
+                "applies to nothing (an output it announces is never compared): put it directly above "
+                "the fence it is for (only blank lines or other such comments between), or remove it"))
+                for k, body in pending]
+            pending = []
     return found
 
 

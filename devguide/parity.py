@@ -9,7 +9,8 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from devguide.config import LANGUAGES, REPO, rel
+from devguide.comments import code_tokens, has_comments, without_comments
+from devguide.config import DEFAULT_LANGUAGE, DOCS, LANGUAGES, REPO, rel
 from devguide.pages import (
     COMMENT,
     EXECUTED,
@@ -22,6 +23,17 @@ from devguide.pages import (
 # --------------------------------------------------------------------------- parity
 
 
+def page_pair(arg: str) -> list[Path]:
+    """Both languages of a page (``.md``) or of a notebook (jupytext ``.py``)."""
+    name = arg.strip("/")
+    for lang in LANGUAGES:
+        name = name.removeprefix(f"docs/{lang}/")
+    suffix = ".py" if name.endswith(".py") else ".md"
+    name = name.removesuffix(".md").removesuffix(".py")
+    if suffix == ".md" and not (DOCS / DEFAULT_LANGUAGE / f"{name}.md").exists():
+        if (DOCS / DEFAULT_LANGUAGE / f"{name}.py").exists():
+            suffix = ".py"  # devguide page getting-started/device-tour: a notebook
+    return [DOCS / lang / f"{name}{suffix}" for lang in LANGUAGES]
 
 
 def twins(docs: Path | None = None):
@@ -47,34 +59,59 @@ def twins(docs: Path | None = None):
 
 
 def code_sequence(page):
-    """What must be identical across languages: runnable code, marks, outputs."""
-    seq = []
-    for f in scan_fences(page):
-        if f.language in EXECUTED or f.keywords or f.variant is not None:
-            seq.append((f.line, f.language, sorted(f.marks), [*f.keywords, f.variant], f.code))
-    return seq
+    """What must be identical across languages: runnable code (without its comments,
+    ``devguide.comments``), marks, outputs. Each entry: (fence, what must agree)."""
+    return [
+        (f, (f.language, sorted(f.marks), [*f.keywords, f.variant], without_comments(f.code, f.language)))
+        for f in scan_fences(page)
+        if _code_like(f)
+    ]
+
+
+def first_difference(a: Fence, b: Fence) -> tuple[int, int]:
+    """Page lines of the first token where two fences' code (comments left out) differs."""
+    ta, tb = code_tokens(a.code, a.language), code_tokens(b.code, b.language)
+    for x, y in zip(ta, tb, strict=False):
+        if x.text != y.text:
+            return a.line + x.line, b.line + y.line
+    shorter = min(len(ta), len(tb))
+    la = a.line + (ta[shorter].line if shorter < len(ta) else max(1, len(a.code.splitlines())))
+    lb = b.line + (tb[shorter].line if shorter < len(tb) else max(1, len(b.code.splitlines())))
+    return la, lb
+
+
+def _cells_differ(zh: Path, en: Path) -> list[str]:
+    a, b = notebook_code_cells(zh), notebook_code_cells(en)
+    if len(a) == len(b) and all(
+        without_comments(x, "python") == without_comments(y, "python") for x, y in zip(a, b, strict=True)
+    ):
+        return []
+    diff = "\n".join(difflib.unified_diff("\n\n".join(a).splitlines(), "\n\n".join(b).splitlines(), rel(zh), rel(en), lineterm=""))
+    return [
+        f"{rel(zh)}: notebook code cells differ from {rel(en)} "
+        f"(comments may differ, the code may not):\n{diff}"
+    ]
 
 
 def parity_problems(zh, en):
+    """Where the twins disagree: code (comments aside: each language comments in its
+    own words), marks, expected outputs, heading anchors."""
     problems = []
     if zh.suffix == ".py":
-        a, b = notebook_code_cells(zh), notebook_code_cells(en)
-        if a != b:
-            diff = "\n".join(difflib.unified_diff("\n\n".join(a).splitlines(), "\n\n".join(b).splitlines(), rel(zh), rel(en), lineterm=""))
-            problems.append(f"{rel(zh)}: notebook code cells differ from {rel(en)}:\n{diff}")
-        return problems
+        return _cells_differ(zh, en)
     a, b = code_sequence(zh), code_sequence(en)
     for i in range(max(len(a), len(b))):
         if i >= len(a) or i >= len(b):
             extra, page = (b[i], en) if i >= len(a) else (a[i], zh)
-            problems.append(f"{rel(page)}:{extra[0]}: block has no counterpart in the other language")
+            problems.append(f"{rel(page)}:{extra[0].line}: block has no counterpart in the other language")
             continue
-        (la, *ka), (lb, *kb) = a[i], b[i]
+        (fa, ka), (fb, kb) = a[i], b[i]
         if ka != kb:
-            diff = "\n".join(difflib.unified_diff(ka[-1].splitlines(), kb[-1].splitlines(), f"{rel(zh)}:{la}", f"{rel(en)}:{lb}", lineterm=""))
+            la, lb = (fa.line, fb.line) if ka[:3] != kb[:3] else first_difference(fa, fb)
+            diff = "\n".join(difflib.unified_diff(fa.code.splitlines(), fb.code.splitlines(), f"{rel(zh)}:{fa.line}", f"{rel(en)}:{fb.line}", lineterm=""))
             problems.append(
                 f"{rel(zh)}:{la} differs from {rel(en)}:{lb} "
-                f"(language/marks/keywords/code must be identical):\n"
+                f"(language/marks/keywords/code must be identical; comments may differ):\n"
                 f"  zh: {ka[0]} {ka[1]} {ka[2]}\n  en: {kb[0]} {kb[1]} {kb[2]}\n{diff}"
             )
             break
@@ -111,7 +148,6 @@ def twin_problems(page: Path) -> list[str]:
     return parity_problems(zh, en)
 
 
-
 def _code_like(f: Fence) -> bool:
     return f.language in EXECUTED or bool(f.keywords) or f.variant is not None
 
@@ -128,9 +164,10 @@ def _region(lines: list[str], f: Fence) -> tuple[int, int]:
 
 def fix(source: Path, target: Path) -> list[str]:
     """Copy the code fences of ``source`` -- blocks, their marks, expected outputs --
-    over those of its twin ``target``, in order, leaving the prose alone. Returns
-    what it did, or why it could not (a fence added or removed on one side only
-    must be placed by hand: prose decides where)."""
+    over those of its twin ``target``, in order, leaving the prose alone, and the
+    fences whose code differs only in comments (each language comments in its own
+    words). Returns what it did, or why it could not (a fence added or removed on
+    one side only must be placed by hand: prose decides where)."""
     a = [f for f in scan_fences(source) if _code_like(f)]
     b = [f for f in scan_fences(target) if _code_like(f)]
     if len(a) != len(b):
@@ -141,12 +178,17 @@ def fix(source: Path, target: Path) -> list[str]:
     src = source.read_text(encoding="utf-8").splitlines(True)
     dst = target.read_text(encoding="utf-8").splitlines(True)
     done = []
-    for fa, fb in reversed(list(zip(a, b, strict=True))):
+    agree = [k for _, k in code_sequence(source)], [k for _, k in code_sequence(target)]
+    for i, (fa, fb) in reversed(list(enumerate(zip(a, b, strict=True)))):
         sa, ea = _region(src, fa)
         sb, eb = _region(dst, fb)
-        if src[sa:ea] != dst[sb:eb]:
+        if src[sa:ea] != dst[sb:eb] and agree[0][i] != agree[1][i]:
             dst[sb:eb] = src[sa:ea]
-            done.append(f"{rel(target)}:{fb.line}: replaced with {rel(source)}:{fa.line}")
+            done.append(
+                f"{rel(target)}:{fb.line}: replaced with {rel(source)}:{fa.line}"
+                + (" (its comments are now the other language's: translate them)"
+                   if has_comments(fa.code, fa.language) else "")
+            )
     if done:
         target.write_text("".join(dst), encoding="utf-8")
     return done[::-1]

@@ -33,6 +33,7 @@ TEXT = {
             "或选择“另存为 PDF”保存。打印时页眉、导航和页脚会被去掉，每一页从新的一张纸开始。"
         ),
         "contents": "目录",
+        "pdf": "也可以直接下载排好版的 [PDF]({pdf})（{size}）。",
     },
     "en": {
         "title": "The whole guide on one page",
@@ -42,6 +43,7 @@ TEXT = {
             "drops the header, navigation and footer, and starts each page on a new sheet."
         ),
         "contents": "Contents",
+        "pdf": " It also comes ready-made as a [PDF]({pdf}) ({size}).",
     },
 }
 
@@ -50,12 +52,17 @@ def text(lang: str) -> dict:
     return TEXT.get(lang, TEXT["en"])
 
 
-def source(lang: str) -> str:
-    """The Markdown of the print page (a generated page: no file in docs/)."""
+def source(lang: str, pdf: tuple[str, int] | None = None) -> str:
+    """The Markdown of the print page (a generated page: no file in docs/); ``pdf``:
+    the link to its PDF from the page's source and the PDF's size, when the build has it."""
+    from devguide.downloads import size_text
+
     t = text(lang)
+    # the intro speaks to a reader on screen: printed (the PDF), it is left out
+    intro = t["intro"] + (t["pdf"].format(pdf=pdf[0], size=size_text(pdf[1])) if pdf else "") + "\n{: .print-intro }"
     return (
         "---\nsearch:\n  exclude: true\n---\n\n"
-        f"# {t['title']} {{ #print }}\n\n{t['intro']}\n\n{MARKER}\n"
+        f"# {t['title']} {{ #print }}\n\n{intro}\n\n{MARKER}\n"
     )
 
 

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from devguide import collection, config, running, scheduling
+from devguide import collection, config, run_limit, running, scheduling, terminal
 from devguide.config import LANGUAGES, rel
 from devguide.marks import MARKS
 from devguide.run_state import STATE, RunState
@@ -81,7 +81,7 @@ def pytest_addoption(parser):
     group.addoption(
         "--each-language",
         action="store_true",
-        help="run the other language's twin of every block too, even where its code, marks and "
+        help="run the other language's twin of every block too, even where its code (comments aside), marks and "
         "expected output are identical (by default it runs once)",
     )
 
@@ -125,6 +125,8 @@ def pytest_sessionstart(session):
             "build of torch, or unset REQUIRE_CUDA to skip them.",
             returncode=3,
         )
+    worker = getattr(session.config, "workerinput", {}).get("workerid", "")
+    run_limit.arm(running.default_zygote(), session.config, worker)  # the whole run's own time limit
     if _runs_blocks(session.config):
         running.default_zygote().launch()  # it imports torch while pytest collects
 
@@ -160,6 +162,19 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem, report, sched):
+    """Under pytest-xdist: a worker died in a block (killed by it, or by the
+    out-of-memory killer): that block fails, by its page line (``devguide.scheduling``)."""
+    scheduling.crash_report(crashitem, report)
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist: the units of work (``devguide.scheduling``)."""
     return scheduling.make_scheduler(config, log)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Skipped tests one line per reason (``devguide.terminal``), above pytest's short summary."""
+    if not hasattr(terminalreporter.config, "workerinput"):
+        terminal.report_skips(terminalreporter)

@@ -15,7 +15,8 @@ Per language build (mkdocs-static-i18n builds each language in turn):
 * ``print/`` holds every page on one page (``devguide.printing``);
 * ``snippets/`` is served at the site's root, so pages can link the programs
   they tell readers to run; with ``OFFLINE_ZIP`` set (the release job), the
-  offline copy is served at ``downloads/``.
+  offline copy is served at ``downloads/``, and with ``PRINT_PDFS`` (``make pdf``'s
+  folder, ``devguide.pdf``) each language's PDF, linked beside its print page.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from devguide import config as dg
-from devguide import downloads, llms, notebook_downloads, printing, repository
+from devguide import downloads, llms, notebook_downloads, pdf, printing, repository
 
 OFFLINE_ZIP_ENV = "OFFLINE_ZIP"  # path of the offline copy to publish with the site (ci.yml deploy job)
 
@@ -74,7 +75,7 @@ def _source(page) -> Path | None:
 def on_files(files: Files, config) -> Files:
     lang = _lang(config)
     _build.clear()
-    _build.update(lang=lang, markdown={}, zip=_offline_zip())
+    _build.update(lang=lang, markdown={}, zip=_offline_zip(), pdfs=pdf.published())
     for path in sorted((dg.REPO / "snippets").rglob("*.py")):
         src = "snippets/" + path.relative_to(dg.REPO / "snippets").as_posix()
         if files.get_file_from_path(src) is None:
@@ -83,10 +84,16 @@ def on_files(files: Files, config) -> Files:
         src = f"downloads/{downloads.OFFLINE_ZIP}"
         if files.get_file_from_path(src) is None:
             files.append(File.generated(config, src, abs_src_path=str(_build["zip"].resolve())))
+    for path in _build["pdfs"].values():
+        src = f"downloads/{path.name}"
+        if files.get_file_from_path(src) is None:
+            files.append(File.generated(config, src, abs_src_path=str(path.resolve())))
     llms_txt = File.generated(config, f"{lang}/llms.txt", content="")
     files.append(_place(llms_txt, dg.url_prefix(lang) + "llms.txt", config.use_directory_urls))
     _build["llms"] = llms_txt
-    page = File.generated(config, f"{lang}/print.md", content=printing.source(lang), inclusion=InclusionLevel.NOT_IN_NAV)
+    own_pdf = _build["pdfs"].get(lang)
+    pdf_link = (f"../downloads/{own_pdf.name}", own_pdf.stat().st_size) if own_pdf else None
+    page = File.generated(config, f"{lang}/print.md", content=printing.source(lang, pdf_link), inclusion=InclusionLevel.NOT_IN_NAV)
     url = _print_url(lang, config.use_directory_urls)
     _place(page, url + "index.html" if url.endswith("/") else url, config.use_directory_urls)
     # what static-i18n gives its own files: the language switcher then stays on the print page
@@ -141,11 +148,13 @@ def _links_from(src_uri: str, lang: str, served: bool, use_directory_urls: bool)
         here = os.path.dirname(dg.url_prefix(lang) + src_uri.split("/", 1)[1]) or "."
         return {
             "zip": os.path.relpath(f"downloads/{downloads.OFFLINE_ZIP}", here),
+            "pdf": os.path.relpath(f"downloads/{pdf.pdf_name(lang)}", here),
             "print": os.path.relpath(_print_url(lang, True), here) + "/",
             "llms": os.path.relpath(dg.url_prefix(lang) + "llms.txt", here),
         }
     return {
         "zip": os.path.relpath(f"downloads/{downloads.OFFLINE_ZIP}", folder),
+        "pdf": os.path.relpath(f"downloads/{pdf.pdf_name(lang)}", folder),
         "print": os.path.relpath(f"{lang}/print.md", folder),
         "llms": os.path.relpath(f"{lang}/llms.txt", folder),
     }
@@ -157,8 +166,10 @@ def _fill(markdown: str, page, config, served: bool = False) -> str:
     if downloads.MARKER in markdown:
         links = _links_from(page.file.src_uri, lang, served, config.use_directory_urls)
         size = _build["zip"].stat().st_size if _build.get("zip") else None
+        own_pdf = _build.get("pdfs", {}).get(lang)
         markdown = markdown.replace(
-            downloads.MARKER, downloads.downloads_list(lang, links, printing.text(lang)["title"], size)
+            downloads.MARKER, downloads.downloads_list(
+                lang, links, printing.text(lang)["title"], size, own_pdf.stat().st_size if own_pdf else None)
         )
     return markdown
 

@@ -17,7 +17,7 @@ Measured, per language site, in Chromium through the real search box
 
 ``make bench`` prints the numbers (``python -m devguide real-bench``);
 tests/site/test_search.py holds them to the floors in ``FLOORS`` (today's numbers
-less a margin); ``GOAL`` is what issue 24 asks for.
+less a margin, never under the goal); ``GOAL`` is what issue 24 asks for.
 """
 
 from __future__ import annotations
@@ -37,12 +37,14 @@ ANSWERS = SITE_TESTS / "real_errors_answers.toml"
 # The goal (issue 24): 90 % of each language's questions answered in the top three,
 # 90 % of the messages on both sites and found by pasting them whole.
 GOAL = {"question_top3": 0.90, "errors_on_both": 0.90, "errors_found": 0.90}
-# What make test holds the site to today: the numbers measured on this build, less
-# a margin for a changed page; raised as the site improves, never lowered to pass.
+# What make test holds the site to: never below the goal, and above it where this
+# build measured more (less a margin for a changed page); raised as the site
+# improves, never lowered to pass.
 FLOORS = {
-    "zh": {"question_top3": 0.88, "errors_on_both": 0.97, "errors_found": 0.93},
-    "en": {"question_top3": 0.84, "errors_on_both": 0.97, "errors_found": 0.93},
+    "zh": {"question_top3": 0.93, "errors_on_both": 0.97, "errors_found": 0.93},
+    "en": {"question_top3": 0.90, "errors_on_both": 0.97, "errors_found": 0.93},
 }
+assert all(FLOORS[lang][k] >= GOAL[k] for lang in FLOORS for k in GOAL), "a floor under the goal"
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The test results rendered into the site (run by the MkDocs plugin ``devguide``).
 
-The "Validation report" page (``<!-- validation-report -->``, ``render``) shows
-where the results come from (the machines), the totals, a row per page with a
+The "Validation report" page (``<!-- validation-report -->``, ``render``) opens
+with a box of its numbers (``devguide.report_box``), then shows where the results come from (the machines), the totals, a row per page with a
 result column per torch version, the CUDA, MPS and XPU blocks, the failed and
 the excused blocks, and the CUDA blocks still waiting for a GPU. Each page gets
 one line under its title saying what ran (``devguide.validated_line``), linking
@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from devguide import config, results
 from devguide.gpu_outputs import GPU_MARKER, gpu_outputs
 from devguide.pages import notebooks, pages
+from devguide.report_box import counts, summary_box
 from devguide.report_words import DEVICE_NAMES, TEXT, date, plural, reason
 from devguide.results import OTHER_DEVICES, Block, PageStatus, Run, gpu_names
 from devguide.validated_line import badge, page_language, report_file, row_id
@@ -176,13 +177,18 @@ class _Report:
         return title, html.escape(_link(self.lang, rel, self.files, self.report_file))
 
 
-def render(lang: str, mkdocs_config=None, files=None) -> str:
+def _report(lang: str, mkdocs_config=None, files=None) -> _Report:
+    cpu, gpu, others = results.cpu_run(), results.gpu_run(), results.other_cpu_runs()
+    groups = nav_order(lang, mkdocs_config)
+    statuses = {rel: results.page_status(f"docs/{lang}/{rel}", cpu, gpu, others) for _, rels in groups for rel in rels}
+    return _Report(lang, groups, statuses, files, report_file(lang, files))
+
+
+def render(lang: str, mkdocs_config=None, files=None, r: _Report | None = None) -> str:
     """The report page's Markdown, which replaces MARKER."""
     cpu, gpu = results.cpu_run(), results.gpu_run()
     others = results.other_cpu_runs()
-    groups = nav_order(lang, mkdocs_config)
-    statuses = {rel: results.page_status(f"docs/{lang}/{rel}", cpu, gpu, others) for _, rels in groups for rel in rels}
-    r = _Report(lang, groups, statuses, files, report_file(lang, files))
+    r = r or _report(lang, mkdocs_config, files)
     # a result column per torch version (the pinned one and each make test-torch run)
     labels = [label for label, _ in results.cpu_runs(cpu, others)]
     lines = _machines(r, cpu, gpu, others)
@@ -246,19 +252,17 @@ def _other_run(r: _Report, label: str, run: Run) -> str:
 
 def _totals(r: _Report) -> list[str]:
     """The language's totals, the twins tested once, the blocks no CI machine executed."""
-    t, statuses = r.t, r.statuses.values()
-    total = {k: sum(len(s.cpu.get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")}
-    acc = {k: sum(len(s.acc.get("cuda", {}).get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")}
+    t, c = r.t, counts(r.statuses.values())
     lines = [t["totals"].format(
-        n=sum(total.values()), p=total["passed"], f=total["failed"], u=total["unrun"],
-        acc_n=sum(acc.values()), acc_p=acc["passed"], acc_f=acc["failed"], acc_u=acc["unrun"],
-        cells=sum(s.cells for s in statuses),
+        n=c["passed"] + c["failed"] + c["unrun"], p=c["passed"], f=c["failed"], u=c["unrun"],
+        acc_n=c["acc_passed"] + c["acc_failed"] + c["acc_unrun"], acc_p=c["acc_passed"], acc_f=c["acc_failed"], acc_u=c["acc_unrun"],
+        cells=c["cells"],
     ), ""]
     data, recorded = results.load()
     shared = sum(1 for f in data["fences"] if f.get("ran_with")) if recorded else 0
     if shared:
         lines += [t["shared"].format(n=shared), ""]
-    unexecuted = {kind: sum(len(s.devices.get(kind, {}).get("unrun", [])) for s in statuses) for kind in OTHER_DEVICES}
+    unexecuted = {kind: c[kind] for kind in OTHER_DEVICES}
     if any(unexecuted.values()):
         lines += [t["unexecuted"].format(**unexecuted), ""]
     return lines
@@ -357,7 +361,14 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         markdown = gpu_outputs(markdown, Path(page.file.abs_src_path), f"docs/{page.file.src_uri}", lang)
     if MARKER not in markdown:
         return markdown
-    return markdown.replace(MARKER, render(lang, config, files))
+    r = _report(lang, config, files)
+    markdown = markdown.replace(MARKER, render(lang, config, files, r))
+    # the numbers first: the box goes right under the title
+    title = re.search(r"^# .*$", markdown, re.M)
+    cpu = results.cpu_run()
+    torch = results.cpu_runs(cpu, results.other_cpu_runs())[0][0]
+    box = "\n\n" + summary_box(lang, r.statuses.values(), torch, results.gpu_run()) + "\n\n"
+    return markdown[: title.end()] + box + markdown[title.end() :] if title else box + markdown
 
 
 def on_page_content(html_: str, page, config, files) -> str:

@@ -45,6 +45,10 @@ class RunState:
     site_built: bool = False
     guard: sandbox.RepoGuard | None = None
     reusable: dict[str, dict] | None = None  # --reuse-unchanged: census.reusable_results, loaded once
+    # what the end of the run has to say (the census written, outputs updated): printed by
+    # pytest_terminal_summary, each on a line of its own (pytest_sessionfinish would write
+    # them onto the last progress line)
+    notes: list[str] = field(default_factory=list)
 
     # ---- hooks (registered as a plugin object, so they reach this state)
 
@@ -91,10 +95,13 @@ class RunState:
         """Did this run collect every runnable block of every page, and run them?
         (``--collect-only`` collects every block and runs none: its census would
         overwrite the last run's results with nothing.)"""
-        runnable = census.runnable_keys()
+        try:
+            runnable = census.runnable_keys()
+        except DocsError:
+            return False  # a page that cannot be read: its own item fails (collection.PageProblem)
         return bool(self.collected) and runnable <= self.collected and bool(runnable & self.results.keys())
 
-    def write_pending_outputs(self, reporter) -> None:
+    def write_pending_outputs(self) -> None:
         """--update-outputs: rewrite each page from the bottom up, so that a longer or
         shorter output does not shift the fences still to be written."""
         for page in sorted({page for page, _ in self.pending_outputs}):
@@ -102,26 +109,23 @@ class RunState:
             for line in sorted((line for p, line in self.pending_outputs if p == page), reverse=True):
                 block = blocks[line]
                 fence = running.write_output(block, self.pending_outputs[page, line])
-                if reporter:
-                    reporter.write_line(f"updated the expected output at {page}:{fence.line}")
+                self.notes.append(f"updated the expected output at {page}:{fence.line}")
 
     def pytest_sessionfinish(self, session, exitstatus):
         if is_xdist_worker(session.config):
             return  # the controller has every worker's results: it writes
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        self.write_pending_outputs(reporter)
+        self.write_pending_outputs()
         if self.complete_run():
             census.drop_stale_outputs()
             try:
                 data = census.build(self.results, site_built=self.site_built)
                 path = census.write(data, Path(session.config.getoption("census")))
-                if reporter:
-                    reporter.write_line(f"census with results written to {rel(path)}")
+                self.notes.append(f"census with results written to {rel(path)}")
                 # make test's census (the default path, pinned torch on CPU): its summary is
                 # kept in the repository for builds without a test run (devguide.summary)
                 if path.resolve() == config.VALIDATION_JSON.resolve() and summary.records(data):
-                    if summary.write_if_changed(data) and reporter:
-                        reporter.write_line(f"results changed: {rel(summary.PATH)} rewritten (commit it with the pages)")
+                    self.record_summary(data, exitstatus)
             except DocsError:
                 pass  # the census test reports it
         if config.require_cuda():
@@ -137,9 +141,20 @@ class RunState:
                         reporter.write_line(f"  {where}")
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
+    def record_summary(self, data: dict, exitstatus) -> None:
+        """The committed summary records a green run only: a run that failed (a block, a
+        site test, the build) leaves it as it is, so that it never has to be reverted."""
+        if exitstatus != pytest.ExitCode.OK or any(r["status"] == "failed" for r in self.results.values()):
+            if summary.from_census(data)["results"] != (summary.load() or {}).get("results"):
+                self.notes.append(f"{rel(summary.PATH)} left as it is: this run failed (a green run records its results)")
+        elif summary.write_if_changed(data):
+            self.notes.append(f"results changed: {rel(summary.PATH)} rewritten (commit it with the pages)")
+
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
         if is_xdist_worker(config):
             return
+        for note in self.notes:
+            terminalreporter.write_line(note)
         reused = [r for r in self.results.values() if "reused_from" in r and "ran_with" not in r]
         if reused:
             ran = sum(1 for r in self.results.values() if r["status"] in ("passed", "failed") and "ran_with" not in r)
@@ -151,8 +166,8 @@ class RunState:
         shared = sum(1 for r in self.results.values() if "ran_with" in r)
         if shared:
             terminalreporter.write_line(
-                f"{shared} blocks of the other language are identical to their twins (code, marks, "
-                "expected output) and count with the twin's run; --each-language runs them too"
+                f"{shared} blocks of the other language are identical to their twins (code without comments, "
+                "marks, expected output) and count with the twin's run; --each-language runs them too"
             )
 
 

@@ -49,9 +49,10 @@ import time
 import traceback
 from pathlib import Path
 
+from devguide import reaper
 from devguide.blocks import Block
 from devguide.config import REPO
-from devguide.sandbox import deny_writes_beneath
+from devguide.sandbox import allow_writes_only_beneath, remove_sandbox
 
 FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != "0"
 POLL = 0.25  # seconds between memory checks while a block runs
@@ -62,20 +63,24 @@ POLL = 0.25  # seconds between memory checks while a block runs
 
 def run_child(job: dict) -> None:
     """In the child: become a fresh script run of the block; never returns."""
-    os.chdir(job["cwd"])
+    reaper.die_with_parent()  # the zygote killed: the block goes with it
     out = os.open(job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     err = os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    # opened before the block is confined to its scratch folder: the runner's
+    # folder beside it is out of the block's reach, this descriptor is not
+    result = os.open(job["result"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     null = os.open(os.devnull, os.O_RDONLY)
     for fd, target in ((out, 1), (err, 2), (null, 0)):
         os.dup2(fd, target)
         os.close(fd)
+    os.chdir(job["cwd"])
     os.environ.clear()
     os.environ.update(job["env"])
     import tempfile
 
     tempfile.tempdir = None  # the zygote's cached choice: read the block's TMPDIR again
-    if job.get("protect"):
-        deny_writes_beneath(Path(job["protect"]))
+    if job.get("confine"):
+        allow_writes_only_beneath([Path(p) for p in job["confine"]])
     if job.get("memory") and hasattr(__import__("resource"), "RLIMIT_DATA"):
         import resource
 
@@ -86,6 +91,11 @@ def run_child(job: dict) -> None:
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)  # noqa: SIM115
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
     sys.argv = [job["argv0"]]
+    import faulthandler
+
+    # a crash in C (SIGSEGV, SIGABRT…) prints the Python frames it happened in;
+    # devguide.running turns their <page:line> names into page lines
+    faulthandler.enable(file=sys.stderr, all_threads=True)
     status = {"status": "passed"}
     try:
         _run_python(job)
@@ -96,7 +106,7 @@ def run_child(job: dict) -> None:
         sys.stderr.flush()
     except (OSError, ValueError, UnicodeError) as exc:
         status = {"status": "failed", "message": f"{job['where']}: output could not be written: {exc}"}
-    Path(job["result"]).write_text(json.dumps(status), encoding="utf-8")
+    os.write(result, json.dumps(status).encode("utf-8"))
     os._exit(0)
 
 
@@ -134,19 +144,49 @@ def _failure(job: dict, exc: BaseException) -> str:
 
 def page_traceback(block: Block, exc: BaseException) -> str:
     """The traceback with the block's frames shown at their page lines (the
-    harness's own frames, here and in devguide.running, left out)."""
+    harness's own frames, here and in devguide.running, left out); a line repeated
+    (a recursion) is collapsed as Python collapses it, and a traceback of
+    thousands of different frames keeps its first and last ones."""
     from devguide import running
 
     filename = f"<{block.where}>"
-    lines = ["Traceback (page lines first; library frames after):"]
+    lines = []
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename == filename and frame.lineno:
             p, n = block.line_map[frame.lineno - 1]
             lines.append(f"  {p}:{n}  {frame.line}")
         elif frame.filename not in (__file__, running.__file__):
             lines.append(f"  {frame.filename}:{frame.lineno}  {frame.line or ''}")
-    lines.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
-    return "\n".join(lines)
+    shown = ["Traceback (page lines first; library frames after):", *collapse_repeats(lines)]
+    shown.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
+    return "\n".join(shown)
+
+
+def collapse_repeats(lines: list[str], keep: int = 3, most: int = 60) -> list[str]:
+    """Runs of one line (or of a few lines: mutual recursion) shown ``keep`` times,
+    then ``[Previous line repeated N more times]``, as Python's own traceback
+    does; then at most ``most`` lines, the first and the last halves."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        for width in range(1, 5):  # a cycle of 1 to 4 frames
+            unit = lines[i:i + width]
+            n = 1
+            while len(unit) == width and lines[i + n * width:i + (n + 1) * width] == unit:
+                n += 1
+            if n > keep:
+                out += unit * keep
+                what = "line" if width == 1 else f"{width} lines"
+                out.append(f"  [Previous {what} repeated {n - keep} more times]")
+                i += n * width
+                break
+        else:
+            out.append(lines[i])
+            i += 1
+    if len(out) > most:
+        left = len(out) - most
+        out = [*out[:most // 2], f"  [… {left} more lines of the traceback left out …]", *out[-most // 2:]]
+    return out
 
 
 # --------------------------------------------------------------------------- the zygote
@@ -165,38 +205,76 @@ def zygote() -> None:
 
     from devguide import running  # noqa: F401 - imported once, not per child
 
-    current: list[int] = []
+    current: list[dict] = []  # the job that runs
+    reaper.become_subreaper()  # what the block starts stays below the zygote (devguide.reaper)
+    # pytest killed: stop (below), not run on alone. SIGHUP, not SIGTERM (pytest's own
+    # stop): the signal also comes while pytest's other threads still live, when
+    # getppid() cannot tell that it is dying
+    reaper.die_with_parent(signal.SIGHUP)
 
-    def stop(signum, frame):
-        for pid in current:
-            _kill_group(pid)
+    parent = os.getppid()
+
+    def pytest_died(job: dict) -> None:
+        """Nothing else can say where: pytest is gone (killed by the block, or by the
+        out-of-memory killer) and the block's sandbox is still there."""
+        if Path(job["sandbox"]).exists():
+            os.write(2, (
+                f"\n{job['where']}: the pytest process running the blocks died while this block ran"
+                f"{'' if job.get('pid') else ' (or just after it)'}: the block killed it, or the "
+                "out-of-memory killer did; the block runner stopped the block with everything it "
+                "started and removed its sandbox\n").encode())
+            remove_sandbox(Path(job["sandbox"]))
+
+    def stop(signum, frame, gone=False):
+        for job in current:
+            if job.get("pid"):
+                _kill_group(job["pid"])
+        reaper.end_descendants()
+        for job in current:  # its pytest process is gone, or going: nobody else removes it
+            if gone or os.getppid() != parent:
+                pytest_died(job)
+            remove_sandbox(Path(job["sandbox"]))
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGHUP, lambda signum, frame: stop(signum, frame, gone=True))
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         job = json.loads(line)
+        # kept until the next job comes (pytest has removed its sandbox by then): if
+        # pytest dies in between, even just after the reply, it is removed here
+        current[:] = [dict(job)]
         reply = _spawn_and_wait(job, current)
-        print(json.dumps(reply), flush=True)
+        try:
+            print(json.dumps(reply), flush=True)
+        except BrokenPipeError:  # pytest died while the block ran (the block killed it?)
+            stop(signal.SIGPIPE, None, gone=True)
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # this is the end anyway
+        signal.signal(sig, signal.SIG_IGN)
+    for job in current:  # no more jobs, and the last one's sandbox left: pytest died
+        pytest_died(job)
 
 
-def _spawn_and_wait(job: dict, current: list[int]) -> dict:
+def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
     start = time.monotonic()
     pid, proc = _spawn(job)
-    current[:] = [pid]
+    current[0]["pid"] = pid
     try:
         status, stopped, peak = _watch(job, pid, proc, start)
     finally:
-        _kill_group(pid)  # whatever the block left running in the background
-        current[:] = []
+        _kill_group(pid)  # whatever the block left running in the background,
+        left = reaper.end_descendants()  # daemons that left its group included
+        current[0]["pid"] = None
     code, sig, cpu = status
     return {
         "exit": code,
         "signal": sig,
         "timed_out": stopped == "timed_out",
         "over_memory": stopped == "over_memory",
-        "peak_rss": peak,
+        "over_output": stopped == "over_output",
+        "peak_memory": peak,
+        "left_running": left,
         "seconds": round(time.monotonic() - start, 3),
         "cpu_seconds": None if cpu is None else round(cpu, 3),
     }
@@ -231,25 +309,38 @@ def _spawn(job: dict) -> tuple[int, subprocess.Popen | None]:
 
 def _watch(job: dict, pid: int, proc, start: float):
     """Wait for the block's process to end; stop it (and everything it started) once
-    it runs past its time or its memory. (exit status as ``_reap`` gives it,
-    "timed_out" | "over_memory" | None, peak resident memory of its group)."""
+    it runs past its time, its memory or what it may print. (exit status as
+    ``_reap`` gives it, "timed_out" | "over_memory" | "over_output" | None, peak
+    memory of all its processes: their PSS, devguide.reaper)."""
     peak = 0
     pidfd = _pidfd(pid) if proc is None else None
+    outputs = (job["stdout"], job["stderr"])
+    next_memory = 1.0  # short blocks end before any memory check
     try:
         while True:
             status = _reap(pid, proc)
-            if status is not None:
-                return status, None, peak
+            if status is not None:  # it ended; it may have printed too much in its last moments
+                over = job.get("output_limit") and any(_size(p) > job["output_limit"] for p in outputs)
+                return status, "over_output" if over else None, peak
             elapsed = time.monotonic() - start
+            stopped = None
             if elapsed > job["timeout"]:
+                stopped = "timed_out"
+            elif job.get("output_limit") and any(_size(p) > job["output_limit"] for p in outputs):
+                stopped = "over_output"
+            elif elapsed > next_memory:
+                measured = time.monotonic()
+                used = reaper.memory_of(reaper.descendants())
+                # PSS costs a walk of each process's memory map: with many processes,
+                # measure less often (at most a tenth of the block's time)
+                next_memory = elapsed + max(POLL, 10 * (time.monotonic() - measured))
+                peak = max(peak, used)
+                if job.get("memory") and used > job["memory"]:
+                    stopped = "over_memory"
+            if stopped:
                 _kill_group(pid)
-                return _reap(pid, proc, wait=True), "timed_out", peak
-            if elapsed > 1:  # short blocks end before any memory check
-                rss = _group_rss(pid)
-                peak = max(peak, rss)
-                if job.get("memory") and rss > job["memory"]:
-                    _kill_group(pid)
-                    return _reap(pid, proc, wait=True), "over_memory", peak
+                reaper.kill_descendants()  # reaped once the block's own exit status is read
+                return _reap(pid, proc, wait=True), stopped, peak
             wait = max(0.0, min(POLL, job["timeout"] - elapsed))
             if pidfd is not None:
                 select.select([pidfd], [], [], wait)  # wakes as soon as the child ends
@@ -258,6 +349,13 @@ def _watch(job: dict, pid: int, proc, start: float):
     finally:
         if pidfd is not None:
             os.close(pidfd)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _pidfd(pid: int) -> int | None:
@@ -293,28 +391,6 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
         pass
-
-
-def _group_rss(pgid: int) -> int:
-    """Resident memory of the block's process group (Linux /proc; 0 elsewhere)."""
-    total = 0
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return 0
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            if int(fields[2]) != pgid:  # field 5 of stat: process group
-                continue
-            with open(f"/proc/{entry}/statm", "rb") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
 
 
 if __name__ == "__main__":

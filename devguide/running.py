@@ -28,9 +28,12 @@ from devguide.blocks import Block
 from devguide.config import REPO, rel
 from devguide.sandbox import (
     DEFAULT_TIMEOUT,
+    Sandbox,
+    block_env,
     block_sandbox,
     landlock_abi,
     memory_limit,
+    output_limit,
     thread_share,
 )
 
@@ -86,17 +89,18 @@ def run_block(block: Block, zygote: Zygote | None = None, stats: dict | None = N
     and the children it waited for: a block whose CPU time is far below its wall
     time is waiting, not working; ``make bench`` lists them)."""
     zygote = zygote or default_zygote()
-    with block_sandbox() as (work, files, temp):
-        job = _job(block, work, files, temp)
+    with block_sandbox() as box:
+        job = _job(block, box)
         if block.language == "python":
             compiled(block)  # a syntax error is reported here, at its page line
         reply = zygote.run(job)
+        reply["sizes"] = {k: Path(job[k]).stat().st_size for k in ("stdout", "stderr") if Path(job[k]).exists()}
         if stats is not None:
             stats.update(seconds=reply.get("seconds"), cpu_seconds=reply.get("cpu_seconds"))
-        raw = Path(job["stdout"]).read_bytes() if Path(job["stdout"]).exists() else b""
-        err = Path(job["stderr"]).read_bytes().decode("utf-8", "backslashreplace") if Path(job["stderr"]).exists() else ""
+        raw = _read_capped(job["stdout"], job["output_limit"])
+        err = _read_capped(job["stderr"], job["output_limit"]).decode("utf-8", "backslashreplace")
         result = Path(job["result"])
-        result = json.loads(result.read_text(encoding="utf-8")) if result.exists() else None
+        result = json.loads(result.read_text(encoding="utf-8") or "null") if result.exists() else None
     _check_reply(block, job, reply, result, raw, err)
     try:
         return raw.decode("utf-8")
@@ -107,13 +111,24 @@ def run_block(block: Block, zygote: Zygote | None = None, stats: dict | None = N
         ) from None
 
 
-def _job(block: Block, work: Path, files: Path, temp: Path) -> dict:
-    """What the zygote is sent to run a block in its sandbox (``block_sandbox``'s folders)."""
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", **thread_share())
+def _read_capped(path: str, limit: int) -> bytes:
+    """A captured output; over ``limit`` (the block was stopped), only its last 64 KiB."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                f.seek(size - 65536)
+            return f.read()
+    except FileNotFoundError:
+        return b""
+
+
+def _job(block: Block, box: Sandbox) -> dict:
+    """What the zygote is sent to run a block in its sandbox (``sandbox.Sandbox``)."""
+    env = block_env(box)
     if block.language == "bash":
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
-    env["TMPDIR"] = str(temp)
     return {
         "where": block.where,
         "language": block.language,
@@ -123,22 +138,34 @@ def _job(block: Block, work: Path, files: Path, temp: Path) -> dict:
         "page": str(block.page),
         "line": block.line,
         "argv0": rel(block.page),
-        "cwd": str(work),
+        "cwd": str(box.work),
         "env": env,
-        "stdout": str(files / "stdout"),
-        "stderr": str(files / "stderr"),
-        "result": str(files / "result.json"),
+        "sandbox": str(box.root),
+        "stdout": str(box.files / "stdout"),
+        "stderr": str(box.files / "stderr"),
+        "result": str(box.files / "result.json"),
         "timeout": block_timeout(block),
         "memory": memory_limit(),
-        # Landlock: the block cannot write beneath the repository (else RepoGuard restores)
-        "protect": str(REPO) if landlock_abi() else None,
+        "output_limit": output_limit(),
+        # Landlock: the block writes only beneath its scratch folder (else RepoGuard restores the repository)
+        "confine": [str(box.scratch)] if landlock_abi() else None,
     }
 
 
 def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw: bytes, err: str) -> None:
     """The BlockFailure that says what happened, raised, unless the block ran to its end and passed."""
     timeout = job["timeout"]
+    err = page_lines_in(err, block)
     streams = f"\n\nlast lines printed:\n{tail(raw.decode('utf-8', 'backslashreplace'))}" + (f"\n\nstderr:\n{tail(err)}" if err.strip() else "")
+    if reply.get("over_output"):
+        sizes = " and ".join(f"{size / 2**20:.0f} MB on {k}" for k, size in reply["sizes"].items()
+                             if size > job["output_limit"])
+        raise BlockFailure(
+            f"{block.where}: the {block.language} block printed more than {job['output_limit'] / 2**20:g} MB "
+            f"({sizes}) and was stopped with everything it started. Print a summary (a shape, a few "
+            f"values, a count) and write large data to a file in the block's folder "
+            f"(DOCS_BLOCK_OUTPUT_MB sets the limit)\n\n{numbered(block)}{streams}"
+        )
     if reply.get("runner_died"):
         raise BlockFailure(f"{block.where}: the block runner (python -m devguide.runner) died while running this block\n\n{numbered(block)}{streams}")
     if reply["timed_out"]:
@@ -149,7 +176,8 @@ def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw:
         )
     if reply["over_memory"]:
         raise BlockFailure(
-            f"{block.where}: the block used more than {job['memory'] / 2**30:.1f} GiB of memory and was stopped "
+            f"{block.where}: the block's processes together used more than {job['memory'] / 2**30:.1f} GiB of "
+            f"memory (the sum of their PSS: memory they share counts once) and were stopped "
             f"(the limit for one block: 60 % of this machine's memory over the pytest workers; "
             f"DOCS_BLOCK_MEMORY_GB sets it)\n\n{numbered(block)}{streams}"
         )
@@ -159,17 +187,41 @@ def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw:
             raise BlockFailure(f"{block.where}: bash block {how}\n\n{numbered(block)}{streams}")
     elif result is None:
         how = f"exit status {reply['exit']}" if reply["signal"] is None else _signal_name(reply["signal"])
+        crash = CRASH_AT.search(err)
+        at = f", crashed at {crash.group(1)} (the Python frames, most recent first, are under stderr)" if crash else ""
         raise BlockFailure(
-            f"{block.where}: the block's process ended before the block did ({how}). A block must run to "
+            f"{block.where}: the block's process ended before the block did ({how}){at}. A block must run to "
             f"its end: os._exit(), a crash or the out-of-memory killer end it early\n\n{numbered(block)}{streams}"
         )
     elif result["status"] == "failed":
         message = result["message"]
-        if "PermissionError" in message and str(REPO) in message:
-            message += "\n\n(blocks may not write into the repository: they run in a temporary folder with a copy of snippets/; write there)"
+        if "PermissionError: [Errno 1]" in message and job.get("confine"):
+            message += ("\n\n(a block may signal only the processes it started itself: not the block runner, "
+                        "not pytest; Landlock forbids the rest where the kernel has it, Linux 6.12+)")
+        elif "PermissionError" in message and (str(REPO) in message or job.get("confine")):
+            message += (f"\n\n(a block may write only inside its own folder: it runs in {job['cwd']}, with a copy of "
+                        "snippets/, and its HOME and TMPDIR are in that folder too; write there, with relative paths "
+                        "or tempfile)")
         if "MemoryError" in message or "can't allocate memory" in message:
             message += f"\n\n(a block may allocate at most {job['memory'] / 2**30:.1f} GiB here; DOCS_BLOCK_MEMORY_GB sets it)"
         raise BlockFailure(f"{message}\n\nprinted before the failure:\n{tail(raw.decode('utf-8', 'backslashreplace'))}" + (f"\n\nstderr:\n{tail(err)}" if err.strip() else ""))
+
+
+CRASH_AT = re.compile(r'File "(\S+:\d+)" \(page line\)')
+
+
+def page_lines_in(text: str, block: Block) -> str:
+    """faulthandler's ``File "<page.md:12>", line 3`` (a crash in C) as the page line."""
+    pattern = f'File "<{block.where}>", line '
+
+    def page_line(m):
+        n = int(m.group(1))
+        if 0 < n <= len(block.line_map):
+            p, line = block.line_map[n - 1]
+            return f'File "{p}:{line}" (page line)'
+        return m.group(0)
+
+    return re.sub(re.escape(pattern) + r"(\d+)", page_line, text) if pattern in text else text
 
 
 def _signal_name(number: int) -> str:
@@ -254,6 +306,7 @@ class Zygote:
     def __init__(self):
         self.proc: subprocess.Popen | None = None
         self.ready = False
+        self.running: str | None = None  # the page line of the block it runs now
 
     def launch(self) -> None:
         """Start the zygote without waiting for it: it imports torch (~3 s of CPU)
@@ -282,10 +335,12 @@ class Zygote:
 
     def run(self, job: dict) -> dict:
         self.start()  # (re)starts it if it is not running; waits for it to be ready
+        self.running = job["where"]
         try:
             self.proc.stdin.write(json.dumps(job) + "\n")
             self.proc.stdin.flush()
             reply = self.proc.stdout.readline()
+            self.running = None
         except KeyboardInterrupt:
             self.stop()
             raise KeyboardInterrupt(f"interrupted while running {job['where']}") from None

@@ -1,17 +1,21 @@
-"""What a block may touch and use: its own folders, nothing beneath the repository,
-its share of the memory and of the cores, and its time.
+"""What a block may touch and use: its own scratch folder, its share of the
+memory and of the cores, what it may print, and its time.
 
-* ``block_sandbox`` -- a private working directory with a *copy* of ``snippets/``,
-  a folder for the runner's files out of the block's sight, and one for its
-  temporary files (TMPDIR);
-* ``deny_writes_beneath`` -- Landlock (Linux 5.13+, unprivileged): the block's
-  process may write anywhere except beneath the repository (``landlock_abi``: 0
-  where the kernel lacks it); there ``RepoGuard`` notices what a block changed in
-  the repository and puts it back;
-* ``memory_limit`` (the block's data segment, ``RLIMIT_DATA``), ``thread_share``
-  (OMP_NUM_THREADS when several pytest workers run blocks at once) and
-  ``DEFAULT_TIMEOUT``: the limits a block runs under; ``block_limits`` names the
-  first two for the census, whose reuse keys depend on them.
+* ``block_sandbox`` -- a private sandbox per block (``Sandbox``): a scratch
+  folder -- its working directory with a *copy* of ``snippets/``, its TMPDIR and
+  its HOME -- and beside it a folder for the runner's files, out of its reach;
+  ``sweep_stale`` removes those of a pytest process that was killed;
+* ``block_env`` -- the environment a block starts with: a clean one, not the caller's;
+* ``allow_writes_only_beneath`` -- Landlock (Linux 5.13+, unprivileged): the
+  block's processes may write only beneath its scratch folder (and /dev), and
+  (Linux 6.12+) signal no process but their own: not the block runner, not
+  pytest (``landlock_abi``: 0 where the kernel lacks it); there ``RepoGuard``
+  notices what a block changed in the repository and puts it back;
+* ``memory_limit`` (the memory of all its processes, and its data segment,
+  ``RLIMIT_DATA``), ``output_limit``, ``thread_share`` (OMP_NUM_THREADS when
+  several pytest workers run blocks at once) and ``DEFAULT_TIMEOUT``: the limits
+  a block runs under; ``block_limits`` names the first and the last for the
+  census, whose reuse keys depend on them.
 
 The block's process applies them (``devguide.runner``); the pytest side sets
 them up (``devguide.running``, ``devguide.collection``).
@@ -25,6 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from devguide.config import REPO
@@ -35,20 +40,98 @@ DEFAULT_TIMEOUT = 120  # seconds; <!--pytest.mark.timeout(N)--> above a block ov
 # --------------------------------------------------------------------------- the block's folders
 
 
+@dataclass
+class Sandbox:
+    """A block's folders: ``scratch`` is the only place it may write (``work``, its
+    working directory with a copy of snippets/; ``temp``, its TMPDIR; ``home``, its
+    HOME); ``files``, beside it, the runner's (its captured output), out of its reach."""
+
+    root: Path
+    scratch: Path
+    work: Path
+    temp: Path
+    home: Path
+    files: Path
+
+
+PREFIX = "docs-block-"
+_swept: list[bool] = []
+
+
 @contextlib.contextmanager
 def block_sandbox():
-    """A private working directory holding a *copy* of ``snippets/`` (so a block
-    that writes there changes nothing in the repository), and a folder beside it
-    for the runner's files, out of the block's sight, and one for its temporary
-    files (TMPDIR): where the repository itself lies in the system's temporary
-    folder (a clone in /tmp), Landlock lets a block write only into folders that
-    existed when it started, so new ones (multiprocessing's pymp-*) go here."""
-    with tempfile.TemporaryDirectory(prefix="docs-block-") as tmp:
-        work, files, temp = Path(tmp) / "work", Path(tmp) / "runner", Path(tmp) / "tmp"
-        shutil.copytree(REPO / "snippets", work / "snippets")
-        files.mkdir()
-        temp.mkdir()
-        yield work, files, temp
+    """A private sandbox (``Sandbox``), unique to this block, removed after it.
+    Its name carries the pid of the pytest process that made it, so that the
+    sandboxes of a process that was killed before it could remove them are
+    removed by the next run (``sweep_stale``); the runner removes the sandbox of
+    a block it is stopped in the middle of (devguide.runner)."""
+    if not _swept:
+        _swept.append(sweep_stale())
+    root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    try:
+        scratch = root / "block"
+        box = Sandbox(root, scratch, scratch / "work", scratch / "tmp", scratch / "home", root / "runner")
+        shutil.copytree(REPO / "snippets", box.work / "snippets")
+        for folder in (box.temp, box.home, box.files):
+            folder.mkdir()
+        yield box
+    finally:
+        remove_sandbox(root)
+
+
+def remove_sandbox(root: Path) -> None:
+    """Remove a sandbox, whatever the block did to its permissions."""
+
+    def unlock(func, path, _exc):
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(path), 0o700)
+            os.chmod(path, 0o700)
+            func(path)
+
+    if Path(root).exists():
+        shutil.rmtree(root, onerror=unlock)  # onexc is Python 3.12+
+
+
+def sweep_stale() -> int:
+    """Remove the sandboxes left by pytest processes that no longer run (killed,
+    or killed by the out-of-memory killer); returns how many."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(tempfile.gettempdir()):
+            pid = entry.name.removeprefix(PREFIX).split("-", 1)[0]
+            if entry.name.startswith(PREFIX) and pid.isdigit() and not _alive(int(pid)):
+                remove_sandbox(Path(entry.path))
+                removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# Environment variables a block gets from the caller's: what a reader's fresh
+# shell would have (locale, PATH, the virtual environment) and what selects or
+# tunes a device or a library (CUDA_VISIBLE_DEVICES, NCCL_*, OMP_NUM_THREADS…).
+# Nothing else: not OLDPWD, PWD, the caller's HOME or TMPDIR, editor or shell state.
+ENV_NAMES = {"PATH", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "VIRTUAL_ENV",
+             "LD_LIBRARY_PATH", "CI", "REQUIRE_CUDA", "PYTHONHASHSEED", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+ENV_PREFIXES = ("LC_", "CUDA", "NVIDIA_", "NCCL_", "HIP_", "ROCM", "HSA_", "ROCR_", "OMP_", "MKL_", "KMP_",
+                "OPENBLAS_", "TORCH", "PYTORCH_", "DOCS_", "XLA_", "ZE_", "ONEAPI_", "SYCL_", "GLOO_", "MASTER_")
+
+
+def block_env(box: Sandbox) -> dict:
+    """The environment a block starts with: ``ENV_NAMES`` and ``ENV_PREFIXES`` of
+    the caller's, HOME and TMPDIR in its scratch folder, PWD its working directory."""
+    env = {k: v for k, v in os.environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+    env.update(HOME=str(box.home), TMPDIR=str(box.temp), PWD=str(box.work), PYTHONIOENCODING="utf-8",
+               **thread_share())
+    return env
 
 
 # --------------------------------------------------------------------------- its memory and its cores
@@ -65,6 +148,11 @@ def memory_limit() -> int | None:
         return None
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
     return int(total * 0.6 / max(1, workers))
+
+
+def output_limit() -> int:
+    """Bytes a block may print, stdout and stderr each: 10 MB (DOCS_BLOCK_OUTPUT_MB overrides it)."""
+    return int(float(os.environ.get("DOCS_BLOCK_OUTPUT_MB", "10")) * 2**20)
 
 
 def thread_share() -> dict:
@@ -86,14 +174,18 @@ def block_limits() -> tuple:
     return tuple(sorted(thread_share().items())), memory_limit()
 
 
-# --------------------------------------------------------------------------- no writes into the repository
+# --------------------------------------------------------------------------- writes only into its scratch folder
 
-# Landlock (Linux 5.13+, unprivileged): the block's process may write anywhere
-# except beneath the repository. Where the kernel lacks it, RepoGuard notices and
-# restores instead.
+# Landlock (Linux 5.13+, unprivileged): the block's process and everything it
+# starts may write only beneath its own scratch folder (and /dev: /dev/null, the
+# shared memory of DataLoader workers, GPUs). Where the kernel lacks it,
+# RepoGuard notices what a block changed in the repository and puts it back;
+# writes elsewhere are then not stopped.
 _LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446
 _FILE_RIGHTS = (1 << 1)  # WRITE_FILE
 _DIR_RIGHTS = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
+WRITABLE_SYSTEM = ("/dev",)
+_SCOPE_SIGNAL = 1 << 1  # LANDLOCK_SCOPE_SIGNAL (ABI 6, Linux 6.12)
 
 
 @functools.lru_cache(maxsize=1)
@@ -108,9 +200,9 @@ def landlock_abi() -> int:
     return max(0, version)
 
 
-def deny_writes_beneath(root: Path) -> None:
+def allow_writes_only_beneath(roots: list[Path]) -> None:
     """Forbid this process and its children to create, change or delete anything
-    beneath ``root``; everything else stays writable. Raises OSError if the kernel refuses."""
+    except beneath ``roots``; reading stays allowed. Raises OSError if the kernel refuses."""
     import ctypes
 
     abi = landlock_abi()
@@ -121,37 +213,31 @@ def deny_writes_beneath(root: Path) -> None:
     handled = file_rights | _DIR_RIGHTS | ((1 << 13) if abi >= 2 else 0)  # REFER
 
     class RulesetAttr(ctypes.Structure):
-        _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+        _fields_ = [("handled_access_fs", ctypes.c_uint64)] + (
+            [("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)] if abi >= 6 else [])
 
     class PathBeneath(ctypes.Structure):
         _pack_ = 1
         _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
-    attr = RulesetAttr(handled)
+    # ABI 6+: no signal to a process outside the block's own (the block runner, pytest):
+    # os.kill(os.getppid(), …) fails with PermissionError instead of killing the run
+    attr = RulesetAttr(handled, 0, _SCOPE_SIGNAL) if abi >= 6 else RulesetAttr(handled)
     ruleset = libc.syscall(_LANDLOCK_CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
     try:
-        root = root.resolve()
-        parts = root.parts
-        for depth in range(len(parts) - 1):
-            parent = Path(*parts[: depth + 1])
-            keep = parts[depth + 1]
-            for entry in os.scandir(parent):
-                if entry.name == keep or entry.is_symlink():
-                    # a symlink is followed by the rule: one to the repository (or above it,
-                    # like pytest's "…current" links) would open it up again
-                    continue
-                try:
-                    fd = os.open(entry.path, os.O_PATH | os.O_CLOEXEC)
-                except OSError:
-                    continue
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=True)
-                    rule = PathBeneath(handled if is_dir else file_rights, fd)
-                    libc.syscall(_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0)
-                finally:
-                    os.close(fd)
+        for root in [*roots, *map(Path, WRITABLE_SYSTEM)]:
+            try:
+                fd = os.open(root, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                rule = PathBeneath(handled, fd)
+                if libc.syscall(_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0) != 0:
+                    raise OSError(ctypes.get_errno(), f"landlock_add_rule {root}")
+            finally:
+                os.close(fd)
         if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
         if libc.syscall(_LANDLOCK_RESTRICT, ruleset, 0) != 0:

@@ -71,3 +71,46 @@ def make_scheduler(config, log):
                 return nodeid.split("::")[0]
             return nodeid
 
+        def remove_node(self, node):
+            """A worker that died (killed by a block, or by the out-of-memory killer)
+            or finished. LoadScopeScheduling put the whole unit back, the item it died
+            in included (to kill the next worker the same way), and a replacement
+            worker was then never given work: the run hung. Here the item it died in
+            is done (xdist reports it failed: ``crash_report``); the rest of its unit
+            goes back to the queue, for the other workers and the replacement."""
+            workload = self.assigned_work.pop(node)
+            pending = [(scope, nodeid) for scope, unit in workload.items() for nodeid, done in unit.items() if not done]
+            if not pending:
+                return None
+            scope, crashitem = pending[0]
+            workload[scope][crashitem] = True
+            for scope, unit in workload.items():
+                if not all(unit.values()):
+                    self.workqueue[scope] = {nodeid: done for nodeid, done in unit.items() if not done}
+            for other in self.assigned_work:
+                self._reschedule(other)
+            return crashitem
+
+        def add_node_collection(self, node, collection):
+            """A replacement worker's collection: the same items, maybe in another
+            order (the work is sent by each worker's own indices), is accepted."""
+            if self.collection_is_completed and self.collection is not None and sorted(collection) == sorted(self.collection):
+                self.registered_collections[node] = list(collection)
+                return
+            super().add_node_collection(node, collection)
+
+    return SiteTogether(config, log)
+
+
+def crash_report(crashitem: str, report) -> None:
+    """The failure of the item a pytest worker died in, named by its page line and
+    saying what to do (xdist's own: "worker 'gw0' crashed while running …")."""
+    page, _, name = crashitem.partition("::")
+    where = f"{page}:{name.removeprefix('line ')}" if name.startswith("line ") else crashitem
+    report.longrepr = (
+        f"{where}: the pytest worker running this block died ({report.longrepr}): the block killed "
+        "it, or the out-of-memory killer did. The run goes on without it. A block must not signal "
+        "its parent processes; if it needs much memory, make it smaller, or run the page alone to "
+        f"see: .venv/bin/python -m pytest -n0 {page}"
+    )
+

@@ -88,8 +88,16 @@ def write_if_changed(data: dict, path: Path | None = None) -> bool:
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(dumps(summary))
+    # mkstemp makes the file 0600: give it the mode a checked-out file has (0644 under the usual umask)
+    os.chmod(tmp, 0o666 & ~_umask())
     os.replace(tmp, path)
     return True
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def records(data: dict) -> bool:

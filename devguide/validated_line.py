@@ -1,10 +1,13 @@
 """Each page's validated line: one line under its title saying what ran, as HTML.
 
 The line names, for the page's blocks as they are now (``devguide.results``), how
-many ran and passed on CPU and with which torch versions, how many CUDA blocks
-ran on which GPU, and how many MPS- and XPU-only blocks no CI machine executed;
-it links to the page's row of the validation report (``row_id``). The report
-module's ``on_page_content`` puts it under the page's title.
+many passed on CPU with the site's torch version, how many of the CUDA blocks ran
+on a GPU ("k of n", the GPU and its torch in a tooltip), and how many MPS- and
+XPU-only blocks no CI machine executed. A part gets ✓ only when every block of its
+kind passed, ✗ when one failed, ○ otherwise. It fits one line of a desktop page and
+two of a phone's (tests/site); everything else is in the validation report, whose
+row for the page it links (``row_id``). The report module's ``on_page_content``
+puts it under the page's title.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import html
 from pathlib import PurePosixPath
 
 from devguide import config, results
-from devguide.report_words import DEVICE_NAMES, TEXT, plural
+from devguide.report_words import DEVICE_NAMES, TEXT, date, plural
 from devguide.results import (
     ACCELERATOR_KINDS,
     OTHER_DEVICES,
@@ -28,60 +31,62 @@ def _torch(run: Run) -> str:
 
 
 def _mark(ok: bool | None) -> str:
+    """✓ only when every block of the part passed, ✗ when one failed, ○ otherwise."""
     if ok is None:
         return '<span class="vr-icon vr-pending" aria-hidden="true">○</span> '
     cls, icon = ("vr-ok", "✓") if ok else ("vr-failed", "✗")
     return f'<span class="vr-icon {cls}" aria-hidden="true">{icon}</span> '
 
 
+def _part(mark: bool | None, text: str, title: str = "") -> str:
+    tip = f' title="{html.escape(title)}"' if title else ""
+    return f'<span class="vr-part"{tip}>{_mark(mark)}{text}</span>'
+
+
 def line_parts(lang: str, st: PageStatus, cpu: Run | None, gpu: Run | None) -> list[str]:
-    """The parts of a page's line, as HTML (empty: the page has nothing to run)."""
+    """The parts of a page's line, as HTML (empty: the page has nothing to run).
+
+    The line is short on purpose (one line on a desktop, two at most on a phone):
+    one torch version (the site's own, see ``results.cpu_runs``), the GPU's name and
+    torch only in a part's tooltip; the validation report has the rest."""
     t = TEXT[lang]
     parts = []
     if st.cells:
-        parts.append(_mark(True) + t["cells"].format(n=st.cells, cells_word=plural(lang, st.cells, "cell", "cells")))
+        parts.append(_part(True, t["cells"].format(n=st.cells, cells_word=plural(lang, st.cells, "cell", "cells"))))
     return parts + cpu_parts(lang, st, cpu) + accelerator_parts(lang, st, gpu) + device_parts(lang, st)
 
 
 def cpu_parts(lang: str, st: PageStatus, cpu: Run | None) -> list[str]:
-    """The CPU blocks: one part per outcome, naming the torch versions it holds for
-    (those that ran nothing of this page, e.g. skipped its only block, are not named)."""
+    """The CPU blocks, with the torch version of the site (the first run that ran any
+    of them); another version's run appears only where it failed a block."""
     t = TEXT[lang]
     n = sum(map(len, st.cpu.values()))
     if not n:
         return []
     versions = st.versions or ([(_torch(cpu), cpu, st.cpu)] if cpu is not None else [])
-    outcomes: dict[tuple, list[str]] = {}
-    changed = 0
-    for label, run, by in versions:
-        p, f, u = (len(by.get(k, [])) for k in ("passed", "failed", "unrun"))
-        if run is None or p + f == 0:
-            continue
-        mine = p + f + u  # not those the run skipped (an output shown for another version)
-        key = ("failed", f, mine) if f else ("ok", mine, mine) if p == mine else ("some", p, mine)
-        outcomes.setdefault(key, []).append(label)
-        if not f and u:
-            changed = max(changed, u)
-    parts = []
-    if not outcomes:
-        parts.append(_mark(None) + t["cpu_none"].format(n=n, examples=plural(lang, n, "example", "examples")))
-    for (outcome, k, mine), labels in outcomes.items():
-        torch = t["versions_sep"].join(labels)
-        if outcome == "failed":
-            parts.append(_mark(False) + t["cpu_failed"].format(f=k, n=mine, torch=torch))
-        elif outcome == "some":
-            parts.append(_mark(True) + t["cpu_some"].format(p=k, n=mine, torch=torch))
-        else:
-            examples = plural(lang, mine, "example", "examples")
-            parts.append(_mark(True) + t["cpu_ok"].format(n=mine, examples=examples, torch=torch))
-    if changed:
-        parts.append(_mark(None) + t["cpu_changed"].format(u=changed))
+    ran = [(label, by) for label, run, by in versions if run is not None and len(by.get("passed", [])) + len(by.get("failed", []))]
+    if not ran:
+        return [_part(None, t["cpu_none"].format(n=n, examples=plural(lang, n, "example", "examples")))]
+    (torch, by), others = ran[0], ran[1:]
+    p, f, u = (len(by.get(k, [])) for k in ("passed", "failed", "unrun"))
+    mine = p + f + u  # not those the run skipped (an output shown for another version)
+    examples = plural(lang, mine, "example", "examples")
+    if f:
+        parts = [_part(False, t["cpu_failed"].format(f=f, n=mine, torch=torch, examples=examples))]
+    elif u:
+        parts = [_part(None, t["cpu_some"].format(p=p, n=mine, u=u, torch=torch, examples=examples))]
+    else:
+        parts = [_part(True, t["cpu_ok"].format(n=mine, torch=torch, examples=examples))]
+    for label, other in others:
+        failed = len(other.get("failed", []))
+        if failed:
+            parts.append(_part(False, t["cpu_failed_other"].format(f=failed, torch=label)))
     return parts
 
 
 def accelerator_parts(lang: str, st: PageStatus, gpu: Run | None) -> list[str]:
-    """The CUDA blocks: what ran on the GPU, with the torch that ran there (a GPU
-    machine's own build, often another version)."""
+    """The CUDA blocks: "ran on a GPU: k of n", ✓ only when k = n; which GPU and
+    which torch (a GPU machine's own build, often another version) in the tooltip."""
     t = TEXT[lang]
     parts = []
     for kind, name in ACCELERATOR_KINDS.items():
@@ -89,40 +94,42 @@ def accelerator_parts(lang: str, st: PageStatus, gpu: Run | None) -> list[str]:
         n = sum(map(len, by.values()))
         if not n:
             continue
-        p, f, u = (len(by[k]) for k in ("passed", "failed", "unrun"))
+        p, f = len(by.get("passed", [])) if gpu else 0, len(by.get("failed", [])) if gpu else 0
         examples = plural(lang, n, "example", "examples")
-        where = html.escape(gpu_names(gpu.machine)) if gpu else ""
-        ran_with = html.escape(t["gpu_torch"].format(torch=gpu.machine["torch"])) if gpu else ""
-        if gpu is None or p + f == 0:
-            parts.append(_mark(None) + t["acc_none"].format(n=n, acc=name, examples=examples))
-        elif f:
-            parts.append(_mark(False) + t["acc_failed"].format(f=f, n=n, acc=name, gpu=where, ran_with=ran_with))
-        elif u:
-            parts.append(_mark(True) + t["acc_some"].format(p=p, n=n, acc=name, gpu=where, ran_with=ran_with))
-            parts.append(_mark(None) + t["acc_unrun"].format(u=u))
+        tip = t["gpu_tip"].format(gpu=gpu_names(gpu.machine), torch=gpu.machine["torch"], date=date(lang, gpu.generated)) if gpu and p + f else ""
+        if f:
+            parts.append(_part(False, t["acc_failed"].format(f=f, n=n, acc=name, examples=examples), tip))
+        elif p == n:
+            parts.append(_part(True, t["acc_ok"].format(n=n, acc=name, examples=examples), tip))
+        elif not p:
+            parts.append(_part(None, t["acc_none"].format(n=n, acc=name, examples=examples), tip))
         else:
-            parts.append(_mark(True) + t["acc_ok"].format(n=n, acc=name, gpu=where, ran_with=ran_with, examples=examples))
+            parts.append(_part(None, t["acc_some"].format(p=p, n=n, acc=name, examples=examples), tip))
     return parts
 
 
 def device_parts(lang: str, st: PageStatus) -> list[str]:
-    """MPS- and XPU-only blocks: no CI machine has the device, so most were never executed."""
+    """MPS- and XPU-only blocks: no CI machine has the device, so most were never
+    executed; those never run are one part for both devices."""
     t = TEXT[lang]
-    parts = []
+    parts, never = [], []
     for kind in OTHER_DEVICES:
         by = st.devices.get(kind)
         if not by:
             continue
         p, f, u = (len(by[k]) for k in ("passed", "failed", "unrun"))
         n = p + f + u
-        examples = plural(lang, n if not u else u, "example", "examples")
         device = DEVICE_NAMES[kind]
         if f:
-            parts.append(_mark(False) + t["device_failed"].format(f=f, n=n, device=device))
+            parts.append(_part(False, t["device_failed"].format(f=f, n=n, device=device)))
         elif u:
-            parts.append(_mark(None) + t["device_unrun"].format(n=u, device=device, examples=examples))
+            never.append((u, device))
         else:
-            parts.append(_mark(True) + t["device_ok"].format(n=n, device=device, examples=examples))
+            parts.append(_part(True, t["device_ok"].format(n=n, device=device, examples=plural(lang, n, "example", "examples"))))
+    if never:
+        total = sum(u for u, _ in never)
+        devices = t["device_sep"].join(t["device_count"].format(n=u, device=d) for u, d in never)
+        parts.append(_part(None, t["device_unrun"].format(devices=devices, examples=plural(lang, total, "example", "examples")), t["device_tip"]))
     return parts
 
 
@@ -139,7 +146,7 @@ def badge(lang: str, src: str, href: str = "") -> str | None:
     parts = line_parts(lang, st, results.cpu_run(), results.gpu_run())
     if not parts:
         return None
-    body = '<span class="vr-sep" aria-hidden="true"> · </span>'.join(f'<span class="vr-part">{p}</span>' for p in parts)
+    body = '<span class="vr-sep" aria-hidden="true"> · </span>'.join(parts)
     if href:
         body = f'<a href="{html.escape(href)}" title="{TEXT[lang]["line_label"]}">{body}</a>'
     return f'<p class="validation-line">{body}</p>'

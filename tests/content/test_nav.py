@@ -1,51 +1,16 @@
 """The navigation: every page is in it, and every title has its English translation.
 
 A title missing from ``nav_translations`` silently shows the Chinese title in
-the English navigation; the site tier also checks the built English nav.
+the English navigation; the site tier also checks the built English nav. The
+rules live in ``devguide.nav``, which ``python -m devguide page`` applies to one
+page pair.
 """
 
-import yaml
-
-from devguide import config, pages
-
-
-class Loader(yaml.SafeLoader):
-    """mkdocs.yml with its !ENV and !!python tags read as plain values."""
-
-
-Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-Loader.add_multi_constructor("tag:yaml.org,2002:python", lambda loader, suffix, node: None)
-
-
-def mkdocs_yml() -> dict:
-    return yaml.load((config.REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
-
-
-def nav_entries(nav, found=None):
-    """(title or None, path or None) of every nav entry, sections included."""
-    found = [] if found is None else found
-    for entry in nav:
-        if isinstance(entry, str):
-            found.append((None, entry))
-        else:
-            ((title, value),) = entry.items()
-            found.append((title, value if isinstance(value, str) else None))
-            if isinstance(value, list):
-                nav_entries(value, found)
-    return found
+from devguide import config, nav, pages
 
 
 def test_every_title_is_translated():
-    cfg = mkdocs_yml()
-    i18n = next(p["i18n"] for p in cfg["plugins"] if isinstance(p, dict) and "i18n" in p)
-    missing = []
-    for lang in i18n["languages"]:
-        if lang.get("default"):
-            continue
-        translations = lang.get("nav_translations", {})
-        for title, _ in nav_entries(cfg["nav"]):
-            if title is not None and title not in translations:
-                missing.append(f"mkdocs.yml: nav title {title!r} has no {lang['locale']} entry in nav_translations")
+    missing = nav.untranslated_titles(nav.mkdocs_yml())
     assert not missing, "\n".join(missing)
 
 
@@ -53,12 +18,24 @@ def test_every_page_is_in_the_nav():
     """Every page is in the nav, but those that mkdocs.yml's not_in_nav names (the
     error reference's family pages, reached from its hub: the build fails when the hub
     does not list one)."""
-    import pathspec
-
-    listed = {path for _, path in nav_entries(mkdocs_yml()["nav"]) if path}
+    cfg = nav.mkdocs_yml()
+    listed = {path for _, path in nav.nav_entries(cfg["nav"]) if path}
     default = config.DOCS / config.DEFAULT_LANGUAGE
     own = {p.relative_to(default).as_posix() for p in [*pages.pages(), *pages.notebooks()] if p.is_relative_to(default)}
-    hidden = pathspec.GitIgnoreSpec.from_lines((mkdocs_yml().get("not_in_nav") or "").splitlines())
-    own = {p for p in own if not hidden.match_file(f"{config.DEFAULT_LANGUAGE}/{p}")}
+    own = {p for p in own if not nav.hidden(cfg, p)}
     assert not own - listed, f"pages missing from nav in mkdocs.yml: {sorted(own - listed)}"
     assert not listed - own, f"nav entries with no page: {sorted(listed - own)}"
+
+
+def test_one_page_pair_is_checked_against_the_nav():
+    """What `devguide page` says of a page pair: planted in a copy of mkdocs.yml's nav."""
+    cfg = nav.mkdocs_yml()
+    page = config.DOCS / "en" / "getting-started" / "index.md"
+    assert nav.page_problems(page, cfg) == []
+    missing = dict(cfg, nav=[e for e in cfg["nav"] if "index.md" != e and not (isinstance(e, dict) and "入门" in e)])
+    (problem,) = nav.page_problems(page, missing)
+    assert problem.startswith("mkdocs.yml: getting-started/index.md is not in nav")
+    i18n = next(p["i18n"] for p in cfg["plugins"] if isinstance(p, dict) and "i18n" in p)
+    languages = [dict(lang, nav_translations={}) if not lang.get("default") else lang for lang in i18n["languages"]]
+    untranslated = dict(cfg, plugins=[{"i18n": dict(i18n, languages=languages)}])
+    assert any("'快速开始' has no en entry in nav_translations" in p for p in nav.page_problems(page, untranslated))

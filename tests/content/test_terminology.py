@@ -5,9 +5,10 @@ not use lists them in its cell, on a line of their own, separated by 、::
 
     | 内核<br>不用：核函数 | kernel | — | [异步执行与同步点](../async/sync-points.md) |
 
-Every Chinese page and notebook is then searched for those synonyms in its prose:
-fenced blocks, inline code, link targets and HTML comments are left out (code and
-error messages quote English and API names as they are). A synonym found is reported
+Every Chinese page and notebook is then searched for those synonyms in its prose and
+in the comments of its code (a Chinese page's code comments in Chinese): the code
+itself, other fenced blocks, inline code, link targets and HTML comments are left out
+(code and error messages quote English and API names as they are). A synonym found is reported
 with the page line and the term to write instead. An English synonym (回溯 rejects
 traceback) counts only where it runs into Chinese text, not as the English column's
 cell or inside a gloss such as 回溯（traceback）. A term that rejects synonyms must itself
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from devguide import config, pages
+from devguide.comments import comment_texts
 
 CHINESE = "zh"
 GLOSSARY = Path(CHINESE) / "reference" / "glossary.md"
@@ -129,6 +131,42 @@ def prose_lines(docs: Path):
             yield f"{config.rel(source)}:{number}", line
 
 
+def notebook_code_cells(notebook: Path) -> list[tuple[int, str]]:
+    """(line of the cell's first code line, code) of each code cell of a percent notebook."""
+    cells, current, start = [], None, 0
+    for number, line in enumerate(notebook.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("# %%"):
+            if current is not None:
+                cells.append((start, "\n".join(current) + "\n"))
+            current, start = (None, 0) if "[markdown]" in line else ([], number + 1)
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        cells.append((start, "\n".join(current) + "\n"))
+    return cells
+
+
+def comment_lines(docs: Path):
+    """("page:line", text) for each comment in the code of the Chinese pages and notebooks:
+    the Chinese twin comments in Chinese, so its comments hold the glossary's terms too."""
+    for source in chinese_sources(docs):
+        if source.suffix == ".py":
+            blocks = [(first, code, "python") for first, code in notebook_code_cells(source)]
+        else:
+            blocks = [
+                (f.line + 1, f.code, f.language) for f in pages.scan_fences(source) if f.language in pages.EXECUTED
+            ]
+        for first, code, language in blocks:
+            for line, comment in comment_texts(code, language):
+                yield f"{config.rel(source)}:{first + line - 1}", comment
+
+
+def chinese_text(docs: Path):
+    """Prose lines, then code comments: the Chinese text that uses the glossary's words."""
+    yield from prose_lines(docs)
+    yield from comment_lines(docs)
+
+
 def synonym_pattern(word: str) -> re.Pattern:
     """Where a rejected synonym counts: anywhere if Chinese; an English one next to Chinese text."""
     if not word.isascii():
@@ -141,12 +179,12 @@ def synonym_pattern(word: str) -> re.Pattern:
 
 
 def problems(docs: Path) -> list[str]:
-    """page:line: what to write instead, for each rejected synonym in Chinese prose."""
+    """page:line: what to write instead, for each rejected synonym in Chinese prose and code comments."""
     synonyms = rejected_synonyms(docs)
     patterns = {word: synonym_pattern(word) for word in synonyms}
     return [
         f"{where}: write {synonym.term} instead of {word} (one word per concept: {synonym.where})"
-        for where, line in prose_lines(docs)
+        for where, line in chinese_text(docs)
         for word, synonym in synonyms.items()
         if patterns[word].search(line)
     ]
@@ -196,11 +234,11 @@ def ascii_quotes(docs: Path) -> list[str]:
 
 
 def data_copies(docs: Path) -> list[str]:
-    """page:line for each 复制 in Chinese prose that means a copy of data (write 拷贝)."""
+    """page:line for each 复制 in Chinese prose or code comments that means a copy of data (write 拷贝)."""
     return [
         f"{where}: write {m[0].replace('复制', '拷贝')} instead of {m[0]} "
         f"(拷贝 for copies of data, 复制 for code and text: {GLOSSARY})"
-        for where, line in prose_lines(docs)
+        for where, line in chinese_text(docs)
         for m in DATA_COPY.finditer(line)
     ]
 
@@ -273,12 +311,14 @@ def test_a_planted_data_copy_is_caught(tmp_path):
     page = plant(tmp_path, (
         "# 标题\n\n复制命令，或者从旧教程复制来的代码。\n\n"
         "先把张量复制到 GPU，再异步复制回来。\n\n"
-        "`复制到` 在代码里可以。\n\n```python\nx = 1  # 复制到 GPU\n```\n"
+        "`复制到` 在代码里可以。\n\n```python\nx = \"复制到\"  # 复制到 GPU\n```\n"
     ))
     where = f"{config.rel(page)}:5"
     assert data_copies(tmp_path / "docs") == [
         f"{where}: write 拷贝到 instead of 复制到 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
         f"{where}: write 异步拷贝 instead of 异步复制 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
+        # the code's comment is Chinese text too; its string is code
+        f"{config.rel(page)}:10: write 拷贝到 instead of 复制到 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
     ]
 
 
@@ -326,7 +366,8 @@ def test_an_english_synonym_counts_only_in_running_chinese(tmp_path):
 
 
 def test_a_planted_synonym_is_caught(tmp_path):
-    """Every synonym the real glossary rejects is caught in prose, and only there."""
+    """Every synonym the real glossary rejects is caught in prose and in code comments,
+    and only there (not in the code itself, inline code, link targets, HTML comments)."""
     docs = tmp_path / "docs"
     (docs / GLOSSARY).parent.mkdir(parents=True)
     (docs / GLOSSARY).write_text((config.DOCS / GLOSSARY).read_text(encoding="utf-8"), encoding="utf-8")
@@ -337,13 +378,13 @@ def test_a_planted_synonym_is_caught(tmp_path):
         "# 标题 { #title }\n\n"
         + planted
         + "\n<!-- 核函数 -->\n`核函数` 和 [链接](https://example.com/核函数)\n\n"
-        + "```python\nx = 1  # 核函数\n```\n",
+        + "```python\nx = \"核函数\"  # 核函数\n```\n",
         encoding="utf-8",
     )
     notebook = docs / CHINESE / "planted.py"
     word, synonym = next(iter(synonyms.items()))
     notebook.write_text(
-        f"# %% [markdown]\n# 笔记本里的{word}\n\n# %%\nx = 1  # {word}\n", encoding="utf-8"
+        f"# %% [markdown]\n# 笔记本里的{word}\n\n# %%\nx = '{word}'  # {word}\n", encoding="utf-8"
     )
 
     found = problems(docs)
@@ -352,8 +393,14 @@ def test_a_planted_synonym_is_caught(tmp_path):
         f"(one word per concept: {s.where})"
         for i, (word, s) in enumerate(synonyms.items())
     ]
-    expected.append(
-        f"{config.rel(notebook)}:2: write {synonym.term} instead of {word} "
-        f"(one word per concept: {synonym.where})"
+    kernel = synonyms["核函数"]
+    expected.append(  # the comment of the page's code block, not its string
+        f"{config.rel(page)}:{3 + len(synonyms) + 5}: write {kernel.term} instead of 核函数 "
+        f"(one word per concept: {kernel.where})"
     )
+    for line in (2, 5):  # the notebook's Markdown cell and its code cell's comment
+        expected.append(
+            f"{config.rel(notebook)}:{line}: write {synonym.term} instead of {word} "
+            f"(one word per concept: {synonym.where})"
+        )
     assert sorted(found) == sorted(expected)

@@ -21,6 +21,7 @@ from devguide import axe, config, site
 from devguide.browser import HELP, find_chromium
 
 OFFLINE_LOG = config.BUILD / "artifacts" / "offline-build.log"
+BUILD_LOG = config.BUILD / "artifacts" / "site-build.log"  # a failed build's problems
 
 
 def _shared(request, tmp_path_factory) -> Path:
@@ -60,7 +61,15 @@ def built_site(request, tmp_path_factory):
                 _start_offline_build(shared)
             stamp.write_text(json.dumps({"ok": ok, "log": log}), encoding="utf-8")
         result = json.loads(stamp.read_text(encoding="utf-8"))
-    assert result["ok"], "mkdocs build --strict failed:\n" + result["log"]
+    if not result["ok"]:
+        # every site test errs on it (pytest repeats a session fixture's error for each):
+        # a few lines each time, the whole log in one file
+        BUILD_LOG.parent.mkdir(parents=True, exist_ok=True)
+        BUILD_LOG.write_text(result["log"] + "\n", encoding="utf-8")
+        lines = result["log"].splitlines()
+        more = f"\n… {len(lines) - 5} more lines" if len(lines) > 5 else ""
+        pytest.fail(f"mkdocs build --strict failed (the whole log: {config.rel(BUILD_LOG)}):\n"
+                    + "\n".join(lines[:5]) + more, pytrace=False)
     return config.SITE
 
 

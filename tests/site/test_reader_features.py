@@ -213,8 +213,10 @@ def test_home_and_getting_started_link_print_page_llms_txt_and_offline_copy(buil
         text = html.read_text(encoding="utf-8")
         hrefs = [a["href"] for a in links(html)]
         assert any(h.endswith("print/") for h in hrefs) and any(h.endswith("llms.txt") for h in hrefs), html
-        # this build has no offline copy (OFFLINE_ZIP unset): the page says how to get one
-        assert downloads.OFFLINE_ZIP in text and "make offline" in text
+        # this build has no offline copy and no PDF (OFFLINE_ZIP, PRINT_PDFS unset): the page
+        # offers neither and says nothing about how the site is built
+        assert downloads.OFFLINE_ZIP not in text and ".pdf" not in text
+        assert not any(w in text for w in ("make offline", "release job", "发布流程", "这次构建", "this build")), html
 
 
 @pytest.mark.parametrize("lang", config.LANGUAGES)

@@ -117,10 +117,11 @@ def test_every_page_says_what_ran_and_links_its_row_of_the_report(built_site, la
             assert not ("✓" in part and "✗" in part), f"{src}: {text!r}"
             if "✗" in part:
                 assert ("failed" if lang == "en" else "失败") in part, f"{src}: {text!r}"
-        words = (" ran ", "not yet run") if lang == "en" else ("已在", "尚未")
+        words = (" passed ", " ran ", "not yet run", "failed") if lang == "en" else ("通过", "运行", "失败")
         assert any(w in text for w in words), f"{src}: {text!r}"
+        assert text.count("torch ") <= 1 + ("✗" in text), f"{src}: one torch version on the line: {text!r}"
         if lang == "zh":
-            assert not re.search(r"\b(examples?|ran|not yet)\b", text), f"English in a Chinese page's line: {text!r}"
+            assert not re.search(r"\b(examples?|ran|passed|never|not yet)\b", text), f"English in a Chinese page's line: {text!r}"
         checked += 1
     assert checked >= 20
 

@@ -110,14 +110,16 @@ def test_the_report_has_a_column_per_torch_version(tmp_path, monkeypatch):
     results._recorded.cache_clear()
 
 
-def test_a_page_line_names_every_version_its_blocks_ran_on(tmp_path, monkeypatch):
+def test_a_page_line_names_the_sites_own_torch_version_only(tmp_path, monkeypatch):
+    """One torch version on the line (the report has a column for each)."""
     data = _runs(tmp_path, monkeypatch)
     page = _first_block(data)["page"]
     line = _text(validated_line.badge("en", page))
-    assert "ran on CPU (torch 2.13.0, 2.15.0)" in line, line
-    monkeypatch.setenv("DEVGUIDE_SITE_TORCH", "2.15")  # the /2.15/ site names its own version first
-    assert "ran on CPU (torch 2.15.0, 2.13.0)" in _text(validated_line.badge("en", page))
-    assert "已在 CPU 上运行（torch 2.15.0、2.13.0）" in _text(validated_line.badge("zh", page.replace("docs/en/", "docs/zh/")))
+    assert "passed on CPU (torch 2.13.0)" in line and "2.15" not in line, line
+    monkeypatch.setenv("DEVGUIDE_SITE_TORCH", "2.15")  # the /2.15/ site names its own version
+    line = _text(validated_line.badge("en", page))
+    assert "passed on CPU (torch 2.15.0)" in line and "2.13" not in line, line
+    assert "在 CPU 上通过（torch 2.15.0）" in _text(validated_line.badge("zh", page.replace("docs/en/", "docs/zh/")))
     results._recorded.cache_clear()
 
 
@@ -127,13 +129,14 @@ def test_a_failure_or_a_changed_block_of_the_second_run_shows(tmp_path, monkeypa
     same_page = [f for f in data["fences"] if f["page"] == first["page"] and f["kind"] in ("python", "bash")]
     _runs(tmp_path, monkeypatch, second_failed={(first["page"], first["line"])})
     line = _text(validated_line.badge("en", first["page"]))
-    assert f"✗ 1 of {len(same_page)} examples failed on CPU (torch 2.15.0)" in line, line
-    assert "ran on CPU (torch 2.13.0)" in line and "2.13.0, 2.15.0" not in line
+    # the site's version passed; the other one's failure shows, naming it
+    assert "passed on CPU (torch 2.13.0)" in line and "✗ 1 failed with torch 2.15.0" in line, line
     assert "CPU, torch 2.15.0" in report.render("en").split("{ #failed }")[1]  # listed under failed blocks
     if len(same_page) > 1:  # a block changed since the 2.15 run no longer counts for it
         _runs(tmp_path, monkeypatch, second_changed={(first["page"], first["line"])})
+        monkeypatch.setenv("DEVGUIDE_SITE_TORCH", "2.15")
         line = _text(validated_line.badge("en", first["page"]))
-        assert f"{len(same_page) - 1} of {len(same_page)} examples ran on CPU (torch 2.15.0)" in line, line
+        assert f"○ {len(same_page) - 1} of {len(same_page)} examples passed on CPU, 1 changed since (torch 2.15.0)" in line, line
     results._recorded.cache_clear()
 
 

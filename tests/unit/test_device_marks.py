@@ -45,7 +45,7 @@ def test_a_comment_near_a_device_mark_is_the_mark_or_an_error(write_page, tmp_pa
         return
     with pytest.raises(config.DocsError) as error:
         page_blocks(p)
-    assert f"{p}:4:" in str(error.value) and says in str(error.value)
+    assert f"{p}:3:" in str(error.value) and says in str(error.value)  # the comment's own line
 
 
 def test_mps_and_xpu_blocks_are_api_checked(write_page, tmp_path):
@@ -102,13 +102,12 @@ def test_the_report_says_how_many_mps_and_xpu_blocks_no_ci_machine_executed(monk
     assert f'<td data-label="MPS-only">{mps} (not executed)</td><td data-label="XPU-only">{xpu} (not executed)</td>' in row
     assert "没有在任何 CI 机器上执行过**" in report.render("zh")
     line = re.sub(r"<[^>]+>", "", validated_line.badge("en", REPORT_PAGE))
-    assert f"{mps} MPS-only example{'s' * (mps != 1)} not executed by any CI machine" in line, line
-    assert f"{xpu} XPU-only example{'s' * (xpu != 1)} not executed by any CI machine" in line, line
-    assert "ran on CPU (torch 2.13.0)" in line
+    assert f"○ never run: {mps} MPS, {xpu} XPU example{'s' * (mps + xpu != 1)}" in line, line
+    assert "passed on CPU (torch 2.13.0)" in line
     zh = re.sub(r"<[^>]+>", "", validated_line.badge("zh", REPORT_PAGE.replace("/en/", "/zh/")))
-    assert "仅限 MPS 的示例未在任何 CI 机器上执行" in zh, zh
+    assert f"从未运行：{mps} 个 MPS 示例、{xpu} 个 XPU 示例" in zh, zh
     # a run on a machine with the device executed them: nothing left unexecuted on the page
     cpu.status.update({(REPORT_PAGE, b.sha): "passed" for b in st.of_kind("mps", "xpu")})
-    assert "not executed" not in validated_line.badge("en", REPORT_PAGE)
+    assert "never run" not in validated_line.badge("en", REPORT_PAGE)
     row = next(line for line in report.render("en").splitlines() if line.startswith(f'<tr id="{validated_line.row_id(REPORT_PAGE)}">'))
     assert "not executed" not in row

@@ -52,10 +52,10 @@ def test_an_excused_fence_is_counted_with_its_reason(write_page, tmp_path):
 
 def test_excuse_needs_a_reason_and_marks_must_be_known(write_page, tmp_path):
     p = write_page("<!--pytest.mark.skip-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(config.DocsError, match=rf"{p}:2: an excused block needs a reason"):
+    with pytest.raises(config.DocsError, match=rf"{p}:1: an excused block needs a reason"):
         page_blocks(p)
     p = write_page("<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(config.DocsError, match=rf"{p}:2: unknown mark .*pytest.mark.cuda"):
+    with pytest.raises(config.DocsError, match=rf"{p}:1: unknown mark .*pytest.mark.cuda"):
         page_blocks(p)
 
 
@@ -81,7 +81,7 @@ def test_twins_with_different_code_or_anchors_are_reported(write_page, tmp_path)
     zh = write_page("# 标题 { #title }\n\n'''python\nx = 1\n'''\n", "zh/p.md")
     en = write_page("# Title { #heading }\n\n'''python\nx = 2\n'''\n", "en/p.md")
     problems = "\n".join(parity_problems(zh, en))
-    assert f"{zh}:3 differs from {en}:3" in problems
+    assert f"{zh}:4 differs from {en}:4" in problems  # the line of the token that differs
     assert "#title" in problems and "{ #english-anchor }" in problems
 
 
@@ -280,7 +280,10 @@ def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
     markdown = source.split("---\n", 2)[2]  # mkdocs hands hooks the page without front matter
     src = "docs/en/p.md"
     gpu = tmp_path / "gpu"
-    assert '!!! note "No GPU measurement yet"' in gpu_outputs.gpu_outputs(markdown, page_file, src, "en", gpu)
+    # a fact about the block, not a promise about the build
+    none = gpu_outputs.gpu_outputs(markdown, page_file, src, "en", gpu)
+    assert '!!! note "This block has not run on a GPU yet"' in none and "appears here" not in none
+    assert '!!! note "这个代码块还没有在 GPU 上运行过"' in gpu_outputs.gpu_outputs(markdown, page_file, src, "zh", gpu)
     (gpu / "artifacts" / "outputs").mkdir(parents=True)
     (gpu / "validation.json").write_text(json.dumps({
         "generated": "2026-11-20T03:17:00Z",
@@ -294,6 +297,15 @@ def test_gpu_output_marker_shows_what_the_gpu_run_printed(tmp_path):
     shown = gpu_outputs.gpu_outputs(markdown, page_file, src, "zh", gpu)
     assert '!!! info "GPU 实测：torch 2.13.0+cu130 · NVIDIA L4，2026-11-20"' in shown
     assert "<!-- gpu-output -->" not in shown
+    # the block changed since that run (another hash at its line): said so, naming the run
+    (gpu / "validation.json").write_text(json.dumps({
+        "generated": "2026-11-20T03:17:00Z",
+        "machine": {"torch": "2.13.0+cu130", "python": "3.11.7", "gpus": ["NVIDIA L4"], "accelerator": "cuda"},
+        "fences": [{"page": src, "line": 8, "language": "python", "kind": "cuda", "sha": "0" * 16, "status": "passed"}],
+    }))
+    stale = gpu_outputs.gpu_outputs(markdown, page_file, src, "en", gpu)
+    assert '!!! note "This block has not run on a GPU since it changed"' in stale, stale
+    assert "torch 2.13.0+cu130 · NVIDIA L4, 20 November 2026" in stale and "h2d pinned" not in stale
 
 
 def test_broken_anchor_in_built_html_is_named(tmp_path):

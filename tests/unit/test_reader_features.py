@@ -241,9 +241,17 @@ def test_the_downloads_list_links_the_offline_copy_only_when_the_build_has_it():
     links = {"zip": "../downloads/x.zip", "print": "print.md", "llms": "llms.txt"}
     with_zip = downloads.downloads_list("en", links, "Print", 12 * 2**20)
     assert "[pytorch-device-guide-offline.zip](../downloads/x.zip) (12.0 MB)" in with_zip
+def test_the_downloads_list_links_the_offline_copy_and_the_pdf_only_when_the_build_has_them():
+    links = {"zip": "../downloads/x.zip", "pdf": "../downloads/x.pdf", "print": "print.md", "llms": "llms.txt"}
+    with_both = downloads.downloads_list("en", links, "Print", 12 * 2**20, 7 * 2**20)
+    assert "[pytorch-device-guide-offline.zip](../downloads/x.zip) (12.0 MB)" in with_both
+    assert "[Print](print.md)" in with_both and "[PDF](../downloads/x.pdf) (7.0 MB)" in with_both
     without = downloads.downloads_list("zh", links, "打印", None)
-    assert "../downloads/x.zip" not in without and "make offline" in without
+    assert "../downloads/x.zip" not in without and "x.pdf" not in without
     assert "[打印](print.md)" in without and "[llms.txt](llms.txt)" in without
+    # nothing about how the site is built: a reader cannot act on it
+    for text in (without, downloads.downloads_list("en", links, "Print", None)):
+        assert not any(w in text for w in ("make offline", "release job", "发布流程", "这次构建", "this build")), text
 
 
 def test_the_repository_is_read_from_mkdocs_yml():
@@ -343,9 +351,29 @@ def test_the_downloads_list_links_from_each_page_and_from_its_markdown():
     zh, zip_path = config.DEFAULT_LANGUAGE, f"downloads/{downloads.OFFLINE_ZIP}"
     # in the page: source links, which mkdocs resolves (the print page is zh/print.md)
     assert _links_from(f"{zh}/getting-started/index.md", zh, False, True) == {
-        "zip": f"../../{zip_path}", "print": "../print.md", "llms": "../llms.txt"}
+        "zip": f"../../{zip_path}", "pdf": f"../../downloads/pytorch-device-guide-{zh}.pdf",
+        "print": "../print.md", "llms": "../llms.txt"}
     # in its served Markdown (getting-started/index.md): links in the built site
     assert _links_from(f"{zh}/getting-started/index.md", zh, True, True) == {
-        "zip": f"../{zip_path}", "print": "../print/", "llms": "../llms.txt"}
+        "zip": f"../{zip_path}", "pdf": f"../downloads/pytorch-device-guide-{zh}.pdf", "print": "../print/", "llms": "../llms.txt"}
     assert _links_from("en/index.md", "en", True, True) == {
-        "zip": f"../{zip_path}", "print": "print/", "llms": "llms.txt"}
+        "zip": f"../{zip_path}", "pdf": "../downloads/pytorch-device-guide-en.pdf", "print": "print/", "llms": "llms.txt"}
+
+
+def test_the_pdfs_are_published_and_linked_beside_the_print_page(tmp_path, monkeypatch):
+    """With PRINT_PDFS (the release job), a build publishes each language's PDF at
+    downloads/ and the print page links its own; a folder without them stops the build."""
+    from mkdocs.exceptions import PluginError
+
+    from devguide import pdf
+
+    assert pdf.published({}) == {}
+    with pytest.raises(PluginError, match="make pdf"):
+        pdf.published({pdf.PDFS_ENV: str(tmp_path)})
+    for lang in config.LANGUAGES:
+        (tmp_path / pdf.pdf_name(lang)).write_bytes(b"%PDF-1.4\n")
+    found = pdf.published({pdf.PDFS_ENV: str(tmp_path)})
+    assert {lang: p.name for lang, p in found.items()} == {lang: f"pytorch-device-guide-{lang}.pdf" for lang in config.LANGUAGES}
+    page = printing.source("en", ("../downloads/pytorch-device-guide-en.pdf", 3 * 2**20))
+    assert "[PDF](../downloads/pytorch-device-guide-en.pdf) (3.0 MB)" in page
+    assert "PDF](" not in printing.source("en")

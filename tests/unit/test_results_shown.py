@@ -35,6 +35,46 @@ def test_the_summary_changes_only_when_the_results_do(tmp_path):
     assert not summary.records(census({}, {"torch": "2.11.0+cu130", "python": "3.12", "accelerator": "cuda"}))
 
 
+def test_the_summary_keeps_a_checked_out_files_mode(tmp_path):
+    """Written through a temporary file (mkstemp makes it 0600), it ends up as git
+    would check it out: 0644 under the usual umask."""
+    import os
+
+    path = tmp_path / "summary.json"
+    old = os.umask(0o022)
+    try:
+        assert summary.write_if_changed(census({"a" * 16: "passed"}), path)
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_failing_run_leaves_the_summary_alone(tmp_path, monkeypatch):
+    import pytest
+
+    from devguide.run_state import RunState
+
+    path = tmp_path / "summary.json"
+    monkeypatch.setattr(summary, "PATH", path)
+    summary.write_if_changed(census({"a" * 16: "passed"}), path)
+    before = path.read_text(encoding="utf-8")
+    changed = census({"a" * 16: "passed", "b" * 16: "passed"})
+    # a run whose blocks all passed but whose site build failed (a new page, say)
+    state = RunState(results={(PAGE, 1): {"status": "passed"}})
+    state.record_summary(changed, pytest.ExitCode.TESTS_FAILED)
+    assert path.read_text(encoding="utf-8") == before
+    assert state.notes == [f"{path.as_posix()} left as it is: this run failed (a green run records its results)"]
+    # a failed block, whatever the exit status says
+    state = RunState(results={(PAGE, 1): {"status": "failed"}})
+    state.record_summary(changed, pytest.ExitCode.OK)
+    assert path.read_text(encoding="utf-8") == before
+    # the same run, green: recorded
+    state = RunState(results={(PAGE, 1): {"status": "passed"}})
+    state.record_summary(changed, pytest.ExitCode.OK)
+    assert path.read_text(encoding="utf-8") != before
+    assert state.notes[0].startswith("results changed: ")
+
+
 def run(status, source="test", machine=None):
     machine = machine or {"torch": "2.13.0+cpu", "python": "3.11.7", "accelerator": "cpu"}
     return results.Run("2026-11-23T12:59:22Z", machine, source, status)
@@ -55,12 +95,35 @@ def line(lang, cpu_status, gpu_status=None):
 
 def test_the_line_says_what_ran_and_never_passed_and_failed_at_once():
     text, n, cuda = line("en", lambda i: "passed", lambda i: "passed")
-    assert text == f"✓ {n} example{'s' * (n != 1)} ran on CPU (torch 2.13.0) · ✓ {cuda} CUDA examples ran on NVIDIA H100 (torch 2.11.0+cu130)"
+    assert text == f"✓ {n} example{'s' * (n != 1)} passed on CPU (torch 2.13.0) · ✓ ran on a GPU: {cuda} of {cuda} CUDA examples"
     text, n, cuda = line("en", lambda i: "failed" if i == 0 else "passed", lambda i: None)
     assert text.startswith(f"✗ 1 of {n} examples failed on CPU") and "✓" not in text.split("·")[0]
-    assert text.endswith(f"○ {cuda} CUDA examples not yet run on a GPU")
+    assert text.endswith(f"○ ran on a GPU: 0 of {cuda} CUDA examples")
     text, n, cuda = line("zh", lambda i: "passed", lambda i: "passed" if i else None)
-    assert text.endswith(f"✓ {cuda} 个 CUDA 示例中 {cuda - 1} 个已在 NVIDIA H100 上运行（torch 2.11.0+cu130） · ○ 1 个尚未在 GPU 上运行")
+    assert text.endswith(f"○ 在 GPU 上运行过：{cuda} 个 CUDA 示例中的 {cuda - 1} 个")
+    text, n, cuda = line("zh", lambda i: "passed", lambda i: "passed")
+    assert text.endswith(f"✓ 在 GPU 上运行过：全部 {cuda} 个 CUDA 示例")
+
+
+def test_the_line_is_short_and_claims_no_more_than_ran():
+    """One torch version, no GPU name on the line (the tooltip and the report have
+    them); no ✓ for a kind of block unless every one of them passed."""
+    for lang in ("en", "zh"):
+        text, n, cuda = line(lang, lambda i: "passed" if i else None, lambda i: "passed" if i else None)
+        cpu_part, gpu_part = text.split(" · ")
+        assert "✓" not in text and cpu_part.startswith("○") and gpu_part.startswith("○"), text
+        assert "2.11" not in text and "H100" not in text and text.count("torch") <= 1, text
+        assert len(text) <= (45 if lang == "zh" else 90), text
+    html = " · ".join(validated_line.line_parts("en", *_status(lambda i: "passed", lambda i: "passed")))
+    assert 'title="NVIDIA H100, torch 2.11.0+cu130, 23 November 2026"' in html, html
+
+
+def _status(cpu_status, gpu_status):
+    st = results.page_status(PAGE, run({}), run({}))
+    cpu = run({(PAGE, b.sha): cpu_status(i) for i, b in enumerate(st.of_kind("python", "bash"))})
+    gpu = run({(PAGE, b.sha): gpu_status(i) for i, b in enumerate(st.of_kind("cuda"))}, "gpu",
+              {"torch": "2.11.0+cu130", "python": "3.12.3", "accelerator": "cuda", "gpus": ["NVIDIA H100"]})
+    return results.page_status(PAGE, cpu, gpu), cpu, gpu
 
 
 def test_a_block_changed_since_the_run_is_not_yet_run():

@@ -780,8 +780,22 @@
   var PATH = /(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]+){2,}[\\/]?/g;
   var HEX = /\b0x[0-9a-fA-F]+\b/g;
 
+  // The lines torch adds under every CUDA runtime error, whichever it is: in a
+  // paste they outweighed the line that names the error (out of memory, illegal
+  // memory access), so they count only when nothing else was pasted
+  var BOILERPLATE = new RegExp([
+    "CUDA kernel errors might be asynchronously reported at some other API call, ?so the stacktrace below might be incorrect\\.?",
+    "For debugging,? consider passing CUDA_LAUNCH_BLOCKING=1\\.?",
+    "Compile with `?TORCH_USE_CUDA_DSA`? to enable device-side assertions\\.?",
+    "Search for `cuda\\w+' in \\S+ for more information\\.?",
+    "Exception raised from \\S+ at \\S+ \\(most recent call first\\):?"
+  ].join("|"), "gi");
+
   function pasted(raw) {
-    return raw.length < 160 ? raw : raw.replace(PATH, " ").replace(HEX, " ");
+    if (raw.length < 160) return raw;
+    var kept = raw.replace(BOILERPLATE, " ");
+    if (/[A-Za-z]{3}/.test(kept.replace(/\b(?:RuntimeError|torch\.AcceleratorError|CUDA error)\b/g, ""))) raw = kept;
+    return raw.replace(PATH, " ").replace(HEX, " ");
   }
 
   // Pages that gather the others (the validation report, the glossary, the

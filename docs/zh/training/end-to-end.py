@@ -67,7 +67,7 @@ x_train, y_train = x[train_idx], y[train_idx]
 x_test, y_test = x[test_idx], y[test_idx]
 
 mean = x_train.mean(dim=0)
-std = x_train.std(dim=0).clamp_min(1e-6)  # some border pixels are always 0
+std = x_train.std(dim=0).clamp_min(1e-6)  # 边缘有些像素总是 0
 x_train = (x_train - mean) / std
 x_test = (x_test - mean) / std
 

@@ -1,0 +1,140 @@
+"""Code without its comments: what the two languages of a block must share.
+
+A Chinese block's comments are Chinese and its English twin's are English; the
+code itself is the same. ``code_tokens`` reduces a block to what must agree --
+Python's tokens (``tokenize``) less comments and blank lines, a ``bash`` block's
+lines less their ``#`` comments outside quotes and here-documents -- each with the
+line of the block it starts on, so that a difference is named at its page line.
+``parity`` compares these, and ``census.signature`` (twins run once, results that
+stand) keys on them: comments never change what a block does.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from typing import NamedTuple
+
+
+class Token(NamedTuple):
+    """One piece of code that must agree across languages, and its 1-based line in the block."""
+
+    text: tuple
+    line: int
+
+
+def code_tokens(code: str, language: str) -> list[Token]:
+    """``code`` without comments, as tokens to compare (see the module's docstring).
+    Code that does not tokenize, and other languages (an expected output), compare as
+    written, whole."""
+    if language == "python":
+        try:
+            return _python_tokens(code)
+        except (tokenize.TokenError, SyntaxError):
+            pass
+    elif language in ("bash", "sh"):
+        return [Token((text,), n) for n, text in _bash_lines(code)]
+    return [Token((code,), 1)]
+
+
+def without_comments(code: str, language: str) -> tuple:
+    """What two blocks share when their code is the same but for comments."""
+    return tuple(t.text for t in code_tokens(code, language))
+
+
+def has_comments(code: str, language: str) -> bool:
+    """Does ``code`` hold a comment (one that a translation would put in its own words)?"""
+    if language == "python":
+        try:
+            return any(
+                t.type == tokenize.COMMENT for t in tokenize.generate_tokens(io.StringIO(code).readline)
+            )
+        except (tokenize.TokenError, SyntaxError):
+            return "#" in code
+    if language in ("bash", "sh"):
+        kept = dict(_bash_lines(code))
+        lines = code.splitlines()
+        return any(kept.get(n, "") != line.rstrip() for n, line in enumerate(lines, 1) if line.strip())
+    return False
+
+
+def comment_texts(code: str, language: str) -> list[tuple[int, str]]:
+    """(line in the block, text) of each comment of ``code``, without its ``#``: what a
+    translation writes (checked like prose, e.g. for the glossary's terms)."""
+    if language == "python":
+        try:
+            return [
+                (t.start[0], t.string.lstrip("#").strip())
+                for t in tokenize.generate_tokens(io.StringIO(code).readline)
+                if t.type == tokenize.COMMENT
+            ]
+        except (tokenize.TokenError, SyntaxError):
+            return []
+    if language in ("bash", "sh"):
+        kept = dict(_bash_lines(code))
+        return [
+            (n, line[len(kept.get(n, "")):].strip().lstrip("#").strip())
+            for n, line in enumerate(code.splitlines(), 1)
+            if line.strip() and kept.get(n, "") != line.rstrip()
+        ]
+    return []
+
+
+def _python_tokens(code: str) -> list[Token]:
+    found = []
+    for t in tokenize.generate_tokens(io.StringIO(code).readline):
+        if t.type in (tokenize.COMMENT, tokenize.NL):
+            continue
+        # the column keeps the code's own spacing; a NEWLINE's column is the end of the
+        # line's comment, so it has none
+        column = None if t.type in (tokenize.NEWLINE, tokenize.ENDMARKER) else t.start[1]
+        found.append(Token((t.type, t.string, column), t.start[0]))
+    return found
+
+
+HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+
+
+def _bash_lines(code: str) -> list[tuple[int, str]]:
+    """(line, text) of each line of a bash block with its comment cut off and trailing
+    spaces removed; lines left empty are dropped. A ``#`` starts a comment where it
+    starts a word outside quotes (``$#``, ``${#x}`` and ``a#b`` are not comments);
+    here-document bodies are kept as they are."""
+    found, quote, heredoc = [], "", None
+    for n, line in enumerate(code.splitlines(), 1):
+        if heredoc is not None:
+            if line.strip() == heredoc:  # (<<- strips leading tabs; strip() is enough here)
+                heredoc = None
+            found.append((n, line))
+            continue
+        kept, i, previous = [], 0, " "
+        while i < len(line):
+            c = line[i]
+            if quote:
+                if c == "\\" and quote == '"':
+                    kept.append(line[i:i + 2])
+                    i += 2
+                    continue
+                if c == quote:
+                    quote = ""
+            elif c == "\\":
+                kept.append(line[i:i + 2])
+                previous = "x"
+                i += 2
+                continue
+            elif c in "'\"":
+                quote = c
+            elif c == "#" and (previous.isspace() or previous in ";|&()"):
+                break
+            kept.append(c)
+            previous = c
+            i += 1
+        text = "".join(kept).rstrip()
+        if not quote:
+            m = HEREDOC.search(text)
+            if m:
+                heredoc = m.group(2)
+        if text.strip() or quote:
+            found.append((n, text))
+    return found
