@@ -28,7 +28,7 @@ One module per concern:
   report page and the two event handlers; ``report_box``: its numbers at a glance), ``validated_line`` (the line under each page
   title), ``gpu_outputs`` (what CUDA blocks printed on a GPU, under them)
 * what readers take away (``reader_site``, which uses): ``repository`` (repo_url, edit and issue links), ``downloads`` (each page's code
-  as ``.py``, notebooks as ``.ipynb``), ``llms`` (each page's Markdown, llms.txt),
+  as ``.py``), ``notebook_downloads`` (notebooks as ``.ipynb`` with the build's outputs, Colab), ``llms`` (each page's Markdown, llms.txt),
   ``printing`` (the whole guide on one page), ``pdf`` (that page printed to a PDF per language, ``make pdf``)
 * ``site``, ``links``, ``lint``, ``browser``, ``axe``, ``vendor``, ``bench``, ``searchbench`` --
   the built site, source links, ruff on examples, Chromium, accessibility (axe-core), the npm

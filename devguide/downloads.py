@@ -7,22 +7,29 @@ so the file cannot drift from the page:
 
 * a ``python`` block is its code, unchanged, under a ``# %%`` line that names its
   page line (editors and jupytext read ``# %%`` as cells);
-* a CUDA-only block runs under ``if _has_cuda():`` (its lines indented, the lines
-  inside a multi-line string left as they are, so the code means the same);
+* a CUDA-, MPS- or XPU-only block runs under ``if _has_cuda():`` (``_has_mps()``,
+  ``_has_xpu()``; its lines indented, the lines inside a multi-line string left as
+  they are, so the code means the same), a block that checks the pinned torch
+  (``pinned``) under ``if _on_validated_torch():``: on another release the script
+  warns once, at its top, which release the page was validated with, and goes on;
+* the header names what the code imports beside torch and numpy (scikit-learn),
+  the only packages a reader needs (the tests run every download in an empty
+  folder with just those);
 * an excused block (``skip(reason=…)``) and every ``bash`` block are commented
   out, with the reason or with "run it in a shell": the page's bash blocks start
   fresh processes (``torchrun``, environment variables read before Python
   starts, programs that must crash), which a Python script cannot be;
 * a verified output follows its block as comment lines.
 
-``notebook_files`` gives a jupytext notebook as ``.ipynb`` (converted by jupytext,
-without outputs: mkdocs-jupyter keeps only the rendered HTML of its run) and
-its jupytext ``.py`` source.
+Notebooks' downloads (``.ipynb`` with the build's outputs) are
+``devguide.notebook_downloads``. A download's name holds its section (``devices-numpy.py``), so
+that no download can shadow a module when run in its own folder.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -39,6 +46,12 @@ TEXT = {
         "validated": "本站用 torch {torch} 在 CPU 上验证（测试里每个代码块各自在一个新进程中运行；这里它们在同一个进程里依次运行）。",
         "cells": "`# %%` 开始一个代码块（VS Code、PyCharm、Spyder 和 jupytext 把它当作单元）。",
         "cuda": "仅 CUDA 的代码块放在 `if _has_cuda():` 下面，没有 CUDA 设备时跳过。",
+        "mps": "仅 MPS（苹果芯片）的代码块放在 `if _has_mps():` 下面，没有 MPS 设备时跳过。",
+        "xpu": "仅 XPU（Intel 显卡）的代码块放在 `if _has_xpu():` 下面，没有 XPU 设备时跳过。",
+        "pinned": "核对 torch 版本的代码块放在 `if _on_validated_torch():` 下面，只在 torch {torch} 上运行。",
+        "needs": "运行它需要 torch、numpy，以及：{names}（`pip install {names_pip}`）。",
+        "needs_only": "运行它只需要 torch 和 numpy。",
+        "other_torch": "本页用 torch {torch} 验证，你装的是 torch {{}}：输出可能不同，核对版本的代码块已跳过。",
         "commented": "豁免的代码块和 bash 代码块已注释掉：bash 代码块请在 shell 里运行。",
         "snippets": "这些代码运行的程序（放在运行目录下的同一路径）：",
         "snippet_where": "  {path}：{repo}/blob/main/{path} ，本站也提供：网站根目录下的 {path}",
@@ -48,6 +61,9 @@ TEXT = {
         "bash": "bash：在 shell 里运行",
         "bash_cuda": "bash，仅 CUDA：在有 CUDA 设备的机器上的 shell 里运行",
         "cuda_block": "仅 CUDA：没有 CUDA 设备时跳过",
+        "mps_block": "仅 MPS：没有 MPS 设备时跳过",
+        "xpu_block": "仅 XPU：没有 XPU 设备时跳过",
+        "pinned_block": "核对 torch 版本：只在 torch {torch} 上运行",
         "output": "期望输出（已校验）：",
     },
     "en": {
@@ -55,6 +71,12 @@ TEXT = {
         "validated": "Validated by the site with torch {torch} on CPU (the tests run each block in a fresh process; here they run one after another in one process).",
         "cells": "`# %%` starts a block (a cell for VS Code, PyCharm, Spyder and jupytext).",
         "cuda": "CUDA-only blocks run under `if _has_cuda():` and are skipped without a CUDA device.",
+        "mps": "MPS-only (Apple silicon) blocks run under `if _has_mps():` and are skipped without an MPS device.",
+        "xpu": "XPU-only (Intel GPU) blocks run under `if _has_xpu():` and are skipped without an XPU device.",
+        "pinned": "Blocks that check the torch version run under `if _on_validated_torch():`, on torch {torch} only.",
+        "needs": "It needs torch, numpy and: {names} (`pip install {names_pip}`).",
+        "needs_only": "It needs only torch and numpy.",
+        "other_torch": "This page was validated with torch {torch}; you have torch {{}}: outputs may differ, and the blocks that check the version are skipped.",
         "commented": "Excused blocks and bash blocks are commented out: run the bash blocks in a shell.",
         "snippets": "Programs this code runs (keep them at this path, under the folder you run it from):",
         "snippet_where": "  {path}: {repo}/blob/main/{path} , also served by the site: {path} under the site's root",
@@ -64,6 +86,9 @@ TEXT = {
         "bash": "bash: run it in a shell",
         "bash_cuda": "bash, CUDA only: run it in a shell on a machine with a CUDA device",
         "cuda_block": "CUDA only: skipped without a CUDA device",
+        "mps_block": "MPS only: skipped without an MPS device",
+        "xpu_block": "XPU only: skipped without an XPU device",
+        "pinned_block": "checks the torch version: runs on torch {torch} only",
         "output": "Expected output (verified):",
     },
 }
@@ -73,6 +98,37 @@ def _has_cuda() -> bool:
     import torch
 
     return torch.cuda.is_available()
+'''
+# the guard of each kind of block that needs something the reader may not have
+GUARDS = {"cuda": "_has_cuda()", "mps": "_has_mps()", "xpu": "_has_xpu()", "pinned": "_on_validated_torch()"}
+HELPERS = {
+    "cuda": CUDA_HELPER,
+    "mps": '''\
+def _has_mps() -> bool:
+    import torch
+
+    return torch.backends.mps.is_available()
+''',
+    "xpu": '''\
+def _has_xpu() -> bool:
+    import torch
+
+    return hasattr(torch, "xpu") and torch.xpu.is_available()
+''',
+    "pinned": '''\
+def _on_validated_torch() -> bool:
+    return _TORCH == VALIDATED_TORCH
+''',
+}
+VERSION_CHECK = '''\
+import warnings
+
+import torch
+
+VALIDATED_TORCH = "{torch}"
+_TORCH = torch.__version__.split("+")[0]
+if _TORCH != VALIDATED_TORCH:
+    warnings.warn({message!r}.format(_TORCH), stacklevel=1)
 '''
 
 
@@ -115,9 +171,10 @@ class Cell:
     """One block of the page as it appears in the script."""
 
     where: str  # docs/en/…:line
-    kind: str  # python | cuda | bash | excused
+    kind: str  # python | cuda | mps | xpu | pinned | bash | excused (the first guard's name)
     code: str  # as the harness runs it
     text: str  # as the script holds it (under the cell line)
+    guards: tuple[str, ...] = ()  # the GUARDS it runs under
 
 
 def cells(page: Path, repo: str = "") -> list[Cell]:
@@ -131,6 +188,7 @@ def cells(page: Path, repo: str = "") -> list[Cell]:
     for block in page_blocks(page):
         names = block.mark_names
         lines: list[str]
+        kinds: list[str] = []
         if "skip" in names:
             (reason,) = [m.kwargs["reason"] for m in block.marks if m.name == "skip"]
             kind, label = "excused", t["excused"].format(reason=reason)
@@ -139,9 +197,11 @@ def cells(page: Path, repo: str = "") -> list[Cell]:
             kind = "bash"
             label = t["bash_cuda"] if "cuda" in names else t["bash"]
             lines = commented(repository.substitute(block.code, repo or None))
-        elif "cuda" in names:
-            kind, label = "cuda", t["cuda_block"]
-            lines = guarded(block.code).rstrip("\n").splitlines()
+        elif names & set(GUARDS):
+            kinds = [k for k in GUARDS if k in names]
+            kind = kinds[0]
+            label = " · ".join(t[f"{k}_block"].format(torch=config.pinned_torch()) for k in kinds)
+            lines = guarded(block.code, " and ".join(GUARDS[k] for k in kinds)).rstrip("\n").splitlines()
         else:
             kind, label = "python", ""
             lines = block.code.rstrip("\n").splitlines()
@@ -149,7 +209,7 @@ def cells(page: Path, repo: str = "") -> list[Cell]:
         if expected is not None:
             lines += ["", "# " + t["output"], *commented(expected, "# | ")]
         header = f"{CELL} {block.where}" + (f" · {label}" if label else "")
-        found.append(Cell(block.where, kind, block.code, "\n".join([header, *lines]) + "\n"))
+        found.append(Cell(block.where, kind, block.code, "\n".join([header, *lines]) + "\n", tuple(kinds)))
     return found
 
 
@@ -163,6 +223,57 @@ def needed_snippets(page: Path) -> list[str]:
     return names
 
 
+def imported_modules(code: str) -> set[str]:
+    """Top-level names of the modules ``code`` imports, but those it imports only
+    inside a ``try`` that catches ImportError (optional ones)."""
+    tree = ast.parse(code)
+    optional: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+            h.type is None or "ImportError" in ast.unparse(h.type) or "ModuleNotFoundError" in ast.unparse(h.type)
+            for h in node.handlers
+        ):
+            optional.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in optional:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+BESIDE = {"torch", "numpy"}  # what every download may assume
+
+
+@functools.cache
+def _module_owners() -> dict[str, list[str]]:
+    from importlib.metadata import packages_distributions
+
+    return packages_distributions()
+
+
+def needed_packages(page: Path) -> list[str]:
+    """The distributions (pip names) that the page's run code and the snippets it
+    runs import, beside torch, numpy and the standard library."""
+    import sys
+
+    modules: set[str] = set()
+    for c in cells(page):
+        if c.kind not in ("bash", "excused"):
+            modules |= imported_modules(c.code)
+    for path in needed_snippets(page):
+        modules |= imported_modules((config.REPO / path).read_text(encoding="utf-8"))
+    local = {p.stem for p in (config.REPO / "snippets").rglob("*.py")} | {"snippets"}
+    owners = _module_owners()
+    names = set()
+    for module in modules - set(sys.stdlib_module_names) - BESIDE - local:
+        names.update(owners.get(module, [module]))
+    return sorted(names - BESIDE, key=str.lower)
+
+
 def page_script(page: Path, title: str = "", url: str = "", repo: str = "") -> str:
     """The page's code blocks as one runnable Python file (see the module's docstring)."""
     from devguide import repository
@@ -170,14 +281,18 @@ def page_script(page: Path, title: str = "", url: str = "", repo: str = "") -> s
     page = Path(page).resolve()
     lang = page_language(page)
     t = TEXT.get(lang, TEXT["en"])
+    torch = config.pinned_torch()
     repo = repo or repository.repo_url()
     all_cells = cells(page, repo)
+    guards = [k for k in GUARDS if any(k in c.guards for c in all_cells)]
+    packages = needed_packages(page)
     head = [f"# {title}" if title else None, f"# {t['page']}: {url}" if url else None,
             f"# {t['source']}: {repo}/blob/main/{config.rel(page)}", "#",
-            "# " + t["head"], "# " + t["validated"].format(torch=config.pinned_torch()),
+            "# " + t["head"], "# " + t["validated"].format(torch=torch),
+            "# " + (t["needs"].format(names=", ".join(packages), names_pip=" ".join(packages))
+                    if packages else t["needs_only"]),
             "# " + t["cells"]]
-    if any(c.kind == "cuda" for c in all_cells):
-        head.append("# " + t["cuda"])
+    head += ["# " + t[k].format(torch=torch) for k in guards]
     if any(c.kind in ("bash", "excused") for c in all_cells):
         head.append("# " + t["commented"])
     snippets = needed_snippets(page)
@@ -185,8 +300,8 @@ def page_script(page: Path, title: str = "", url: str = "", repo: str = "") -> s
         head += ["#", "# " + t["snippets"]]
         head += ["#" + t["snippet_where"].format(path=p, repo=repo) for p in snippets]
     parts = ["\n".join(line for line in head if line is not None) + "\n"]
-    if any(c.kind == "cuda" for c in all_cells):
-        parts.append(CUDA_HELPER)
+    parts.append(VERSION_CHECK.format(torch=torch, message=t["other_torch"].format(torch=torch)))
+    parts += [HELPERS[k] for k in guards]
     parts += [c.text for c in all_cells]
     return "\n\n".join(parts)
 
@@ -210,27 +325,29 @@ def split_cells(script: str) -> list[tuple[str, str]]:
 
 def site_path(page: Path, suffix: str) -> str:
     """Where a page's file lives in the built site, beside the source's own layout:
-    ``docs/zh/devices/moving.md`` → ``devices/moving.py``, ``docs/en/index.md`` →
-    ``en/index.py``. Relative links in the served Markdown then resolve as in the sources."""
+    ``docs/zh/devices/moving.md`` → ``devices/moving.md``, ``docs/en/index.md`` →
+    ``en/index.md``. Relative links in the served Markdown then resolve as in the
+    sources. A download (``.py``, ``.ipynb``) is in the same folder under its
+    download name: ``devices/devices-moving.py``."""
     lang, *rest = Path(page).resolve().relative_to(config.DOCS).parts
-    return config.url_prefix(lang) + PurePosixPath(*rest).with_suffix(suffix).as_posix()
+    path = PurePosixPath(*rest).with_suffix(suffix)
+    if suffix in DOWNLOADS:
+        path = path.with_name(download_name(page, suffix))
+    return config.url_prefix(lang) + path.as_posix()
+
+
+DOWNLOADS = (".py", ".ipynb")
 
 
 def download_name(page: Path, suffix: str) -> str:
-    """The name a download gets: the page's file name, or its folder's for an index page."""
-    path = PurePosixPath(Path(page).resolve().relative_to(config.DOCS).as_posix())
-    stem = path.stem if path.stem != "index" else (path.parent.name if len(path.parts) > 2 else "pytorch-device-guide")
-    return stem + suffix
-
-
-def notebook_files(notebook: Path) -> dict[str, str]:
-    """A jupytext notebook's downloads: ``.ipynb`` (no outputs) and its ``.py`` source."""
-    import jupytext
-
-    source = Path(notebook).read_text(encoding="utf-8")
-    nb = jupytext.reads(source, fmt="py:percent")
-    nb.metadata.pop("jupytext", None)
-    return {".ipynb": jupytext.writes(nb, fmt="ipynb"), ".py": source}
+    """The name a download gets: the page's path under its language, joined with
+    "-" (``devices-numpy.py``, ``reference-errors-numpy.py``; an index page is its
+    folder's: ``getting-started.py``). A name with a "-" is no module name, so a
+    download run in its own folder shadows no module (``numpy.py`` would hide numpy)."""
+    parts = list(PurePosixPath(Path(page).resolve().relative_to(config.DOCS).as_posix()).with_suffix("").parts[1:])
+    if parts[-1] == "index":
+        parts.pop()
+    return "-".join(parts or ["pytorch-device-guide"]) + suffix
 
 
 # --------------------------------------------------------------------------- the site's downloads, listed on a page

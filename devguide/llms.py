@@ -12,6 +12,8 @@ The served Markdown of a page is its source, as the tests read it:
   reader (or a model) needs to know about that code, and invisible when rendered;
 * the markers the site's hooks fill (validation report, GPU outputs,
   ``{{ repo_url }}``) filled the same way (the hook passes them as ``transform``);
+* headings' ``{ #id }`` (attr_list, read only by this site's build) as
+  ``<a id="id"></a>``, which Markdown readers understand;
 * served where the source layout puts it (``docs/zh/devices/moving.md`` →
   ``/devices/moving.md``, ``docs/en/…`` → ``/en/…``), so the relative links
   between pages resolve as written; a link that leaves the language's folder
@@ -34,6 +36,7 @@ from devguide import config, pages
 from devguide.blocks import expand_snippet_line
 from devguide.downloads import site_path
 from devguide.links import LINK
+from devguide.notebook_downloads import html_anchors
 
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
@@ -142,7 +145,7 @@ def served_markdown(page: Path, transform: Callable[[str], str] | None = None) -
     rebased = rebase_links(page.read_text(encoding="utf-8"), page)
     # expand after rebasing: expanding changes line numbers, rebasing keeps them
     expanded = _expand_text(page, rebased)
-    return transform(expanded) if transform else expanded
+    return html_anchors(transform(expanded) if transform else expanded)
 
 
 def _expand_text(page: Path, markdown: str) -> str:
@@ -178,7 +181,7 @@ def notebook_markdown(notebook: Path) -> str:
         source = markdown_for_url(built, lang)
         return relative(source, served) + sep + fragment if source else target
 
-    return rewrite_links(markdown, notebook, pages.fences_in(markdown.splitlines(), notebook), change)
+    return html_anchors(rewrite_links(markdown, notebook, pages.fences_in(markdown.splitlines(), notebook), change))
 
 
 def markdown_for_url(url_path: str, lang: str) -> str | None:

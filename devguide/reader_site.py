@@ -30,7 +30,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from devguide import config as dg
-from devguide import downloads, llms, pdf, printing, repository
+from devguide import downloads, llms, notebook_downloads, pdf, printing, repository
 
 OFFLINE_ZIP_ENV = "OFFLINE_ZIP"  # path of the offline copy to publish with the site (ci.yml deploy job)
 
@@ -208,11 +208,16 @@ def on_page_context(context, page, config, nav):
                           label=t["download_notebook"], text=f"{t['download_short']} .ipynb"))
         tools.append(dict(href=downloads.site_path(source, ".py"), download=downloads.download_name(source, ".py"),
                           label=t["download_jupytext"], text=f"{t['download_short']} .py"))
-    elif _has_code(source):
+    elif _has_code(source) and not _is_home(source):  # a landing page's one example is no download
         tools.append(dict(href=downloads.site_path(source, ".py"), download=downloads.download_name(source, ".py"),
                           label=t["download"], text=t["download"]))
+    colab = None
+    if source.suffix == ".py":
+        colab = dict(label=t["colab"], href=notebook_downloads.colab_url(
+            config.repo_url, downloads.site_path(source, ".ipynb")))
     page.reader_tools = {
         "downloads": tools,
+        "colab": colab,
         "notebook": source.suffix == ".py",
         "markdown": downloads.site_path(source, ".md"),
         "report": dict(label=t["report"], href=repository.issue_url(
@@ -220,6 +225,10 @@ def on_page_context(context, page, config, nav):
             url=config.repo_url.rstrip("/"))),
     }
     return context
+
+
+def _is_home(source: Path) -> bool:
+    return source.name == "index.md" and source.parent.parent == dg.DOCS
 
 
 def _has_code(source: Path) -> bool:
@@ -243,13 +252,14 @@ def on_post_build(config) -> None:
         source = _source(page)
         if source is None:
             continue
-        if source.suffix == ".py":  # a jupytext notebook
-            for suffix, text in downloads.notebook_files(source).items():
+        if source.suffix == ".py":  # a jupytext notebook, with the outputs of the build's run
+            outputs = getattr(page, "notebook_outputs", None)
+            for suffix, text in notebook_downloads.notebook_files(source, outputs).items():
                 write(downloads.site_path(source, suffix), text)
             write(downloads.site_path(source, ".md"), llms.notebook_markdown(source))
             continue
         write(downloads.site_path(source, ".md"), _build["markdown"][source])
-        if _has_code(source):
+        if _has_code(source) and not _is_home(source):
             url = page.canonical_url or page.url
             write(downloads.site_path(source, ".py"),
                   downloads.page_script(source, page.title, url, config.repo_url.rstrip("/")))

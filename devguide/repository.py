@@ -22,7 +22,8 @@ TEXT = {
     "zh": {
         "download": "下载本页代码",
         "download_short": "下载",
-        "download_notebook": "下载笔记本（.ipynb，不含输出）",
+        "download_notebook": "下载笔记本（.ipynb，带构建时运行的输出）",
+        "colab": "在 Colab 中打开这个笔记本",
         "download_jupytext": "下载笔记本源文件（jupytext .py）",
         "report": "报告本页的问题",
         "issue_title": "[{src}] ",
@@ -39,7 +40,8 @@ TEXT = {
     "en": {
         "download": "Download this page's code",
         "download_short": "Download",
-        "download_notebook": "Download the notebook (.ipynb, without outputs)",
+        "download_notebook": "Download the notebook (.ipynb, with the outputs of the build's run)",
+        "colab": "Open this notebook in Colab",
         "download_jupytext": "Download the notebook's source (jupytext .py)",
         "report": "Report a problem with this page",
         "issue_title": "[{src}] ",

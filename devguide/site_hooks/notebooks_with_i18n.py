@@ -17,7 +17,9 @@ the look of the notebooks:
    build, so each language evicts the other's executed notebooks and nothing is
    ever cached. We collect the used entries over all language builds and evict
    only after the last one.
-5. Notebook pages carry JupyterLab's CSS and prompts (1 MB, another look):
+5. The build's run of a notebook (mkdocs-jupyter) keeps only its HTML: each code
+   cell's outputs are read back from it for the downloaded ``.ipynb``.
+6. Notebook pages carry JupyterLab's CSS and prompts (1 MB, another look):
    they are rewritten to look and weigh like the Markdown pages.
 """
 
@@ -30,6 +32,8 @@ from types import SimpleNamespace
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 from mkdocs_jupyter.plugin import NotebookFile
+
+from devguide.notebook_downloads import outputs_from_html
 
 _patched: set[int] = set()
 
@@ -122,6 +126,8 @@ def on_page_content(html: str, page, config, files) -> str:
     """
     if not isinstance(page.file, NotebookFile):
         return html
+    # what each code cell printed in the build's run, for the downloaded .ipynb (devguide.reader_site)
+    page.notebook_outputs = outputs_from_html(html)
     renamed = {}
     for level, old, inner in _HEADING.findall(html):
         m = _ATTR.search(inner)
@@ -202,4 +208,4 @@ def like_the_other_pages(html: str, page) -> str:
     )
     # wrappers that JupyterLab makes focusable: nothing to do there with a keyboard here
     html = html.replace('<div class="jp-Cell-inputWrapper" tabindex="0">', '<div class="jp-Cell-inputWrapper">')
-    return html.replace('class="anchor-link"', 'class="headerlink"')
+    return html.replace('class="anchor-link"', 'class="headerlink" title="Permanent link"')

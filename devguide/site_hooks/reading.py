@@ -9,7 +9,9 @@
 * ``<html lang="zh-Hans">`` on Chinese pages, so that browsers pick Simplified
   Chinese glyphs (``zh`` alone leaves it to the system's preference); the search
   dialog gets a name.
-* One 404 page per language: static-i18n builds every language into the same
+* Heading permalinks are titled in the page's language ("永久链接").
+* One 404 page per language, its language switcher pointing at each language's
+  home: static-i18n builds every language into the same
   site folder, so the English build's 404.html would replace the Chinese one. The
   Chinese page stays at /404.html (what GitHub Pages serves for any missing
   path) and sends readers of /en/… to /en/404.html.
@@ -29,6 +31,9 @@ LABELS = {
     "en": ("Output", "Output with torch {spec}"),
 }
 SEARCH = {"zh": "搜索", "en": "Search"}
+# the title of a heading's ¶ link (Python-Markdown's toc says "Permanent link" in every language)
+PERMALINK = {"zh": "永久链接", "en": "Permanent link"}
+_PERMALINK = re.compile(r'(<a class="headerlink"[^>]*? title=")Permanent link"')
 DESCRIPTION_LENGTH = {"zh": 110, "en": 200}
 
 _OUTPUT = re.compile(
@@ -110,6 +115,8 @@ def _page_html(output: str, lang: str) -> str:
     tag = LANG_TAGS.get(lang)
     if tag:
         output = output.replace(f'<html lang="{lang}"', f'<html lang="{tag}"', 1)
+    if lang in PERMALINK:
+        output = _PERMALINK.sub(rf'\g<1>{PERMALINK[lang]}"', output)
     return output.replace(
         '<div class="md-search" data-md-component="search" role="dialog">',
         f'<div class="md-search" data-md-component="search" role="dialog" aria-label="{SEARCH[lang]}">',
@@ -126,6 +133,22 @@ _REDIRECT = (
 )
 
 
+_ALTERNATE = re.compile(r'(<(?:a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([\w-]+)")')
+
+
+def _alternates_home(text: str, config, i18n) -> str:
+    """The 404 page's language switcher (and its ``<link rel="alternate">``) points at
+    each language's home: the page is no page, and static-i18n would leave there
+    the alternates of the last page it built (the print page)."""
+    from urllib.parse import urlsplit
+
+    root = urlsplit(config.site_url or "/").path or "/"
+    root = root if root.endswith("/") else root + "/"
+    homes = {x: root + ("" if x == i18n.default_language else f"{x}/") for x in i18n.build_languages}
+    return _ALTERNATE.sub(lambda m: m.group(1) + homes.get(m.group(3), root) + m.group(2) if m.group(3) in homes
+                          else m.group(0), text)
+
+
 def on_post_build(config) -> None:
     """static-i18n builds the default language first, then each other language
     from its own on_post_build (priority -100, after this one), all into the same
@@ -136,7 +159,7 @@ def on_post_build(config) -> None:
     if i18n is None or not page.exists():
         return
     lang = i18n.current_language
-    text = _page_html(page.read_text(encoding="utf-8"), lang)
+    text = _alternates_home(_page_html(page.read_text(encoding="utf-8"), lang), config, i18n)
     if lang == i18n.default_language:
         others = "|".join(x for x in i18n.build_languages if x != lang)
         if others:

@@ -120,7 +120,7 @@ def test_notebook_page_shows_outputs(page, server):
     assert "running on:" in outputs.first.inner_text()
 
 
-@pytest.mark.parametrize("path,name", [("/en/devices/moving/", "moving.py"), ("/getting-started/", "getting-started.py")])
+@pytest.mark.parametrize("path,name", [("/en/devices/moving/", "devices-moving.py"), ("/getting-started/", "getting-started.py")])
 def test_download_this_pages_code(page, server, path, name):
     """The button beside the title downloads the page's code (the file the site
     tier compares with the harness's blocks) under the page's name."""

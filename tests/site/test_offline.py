@@ -49,8 +49,8 @@ def test_offline_links_resolve_and_downloads_are_there(offline_site):
     assert not external
     for lang in config.LANGUAGES:
         root = offline_site / config.url_prefix(lang)
-        for name in ("print.html", "llms.txt", "devices/moving.py", "devices/moving.md",
-                     "getting-started/device-tour.ipynb"):
+        for name in ("print.html", "llms.txt", "devices/devices-moving.py", "devices/moving.md",
+                     "getting-started/getting-started-device-tour.ipynb"):
             assert (root / name).is_file(), root / name
 
 

@@ -90,7 +90,7 @@ def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
         (button,) = links(html, cls="reader-download")
         target = (html.parent / unquote(button["href"])).resolve()
         assert target == (built_site / downloads.site_path(source, ".py")).resolve()
-        assert button["download"] == source.stem + ".py"
+        assert button["download"] == downloads.download_name(source, ".py")
         cells = downloads.split_cells(target.read_text(encoding="utf-8"))
         blocks = page_blocks(source)
         assert [head.split()[2] for head, _ in cells] == [b.where for b in blocks]
@@ -99,9 +99,9 @@ def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
             if "skip" in marks or block.language == "bash":
                 code = repository.substitute(block.code).rstrip("\n")
                 assert body.startswith("\n".join(("# " + line).rstrip() for line in code.splitlines()) + "\n")
-            elif "cuda" in marks:
+            elif marks & set(downloads.GUARDS):
                 (guard,) = [n for n in ast.parse(body).body]
-                assert ast.unparse(guard.test) == "_has_cuda()"
+                assert ast.unparse(guard.test) == " and ".join(downloads.GUARDS[k] for k in downloads.GUARDS if k in marks)
                 assert ast.dump(ast.Module(guard.body, [])) == ast.dump(ast.parse(block.code)), head
             else:
                 assert body.startswith(block.code), head
@@ -134,12 +134,13 @@ def test_a_downloaded_page_runs(server, tmp_path):
 def test_a_notebook_downloads_as_ipynb_and_jupytext(built_site, notebook):
     html = built_site / built_html(notebook)
     hrefs = {a["download"]: (html.parent / unquote(a["href"])).resolve() for a in links(html, cls="reader-download")}
-    assert set(hrefs) == {notebook.stem + ".ipynb", notebook.stem + ".py"}
-    assert hrefs[notebook.stem + ".py"].read_text(encoding="utf-8") == notebook.read_text(encoding="utf-8")
-    nb = json.loads(hrefs[notebook.stem + ".ipynb"].read_text(encoding="utf-8"))
+    ipynb, jupytext = downloads.download_name(notebook, ".ipynb"), downloads.download_name(notebook, ".py")
+    assert set(hrefs) == {ipynb, jupytext}
+    assert hrefs[jupytext].read_text(encoding="utf-8") == notebook.read_text(encoding="utf-8")
+    nb = json.loads(hrefs[ipynb].read_text(encoding="utf-8"))
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert ["".join(c["source"]) for c in code] == pages.notebook_code_cells(notebook)
-    assert all(not c["outputs"] for c in code)  # without outputs (the page shows them)
+    # with the outputs of the build's run: tests/site/test_reader_takeaways.py
 
 
 @pytest.mark.parametrize("lang", config.LANGUAGES)

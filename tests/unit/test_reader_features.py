@@ -110,16 +110,137 @@ def test_the_cuda_guard_keeps_multiline_strings_and_fstrings():
 
 
 def test_download_names_and_places():
+    """A download's name holds its section, so that it shadows no module when run
+    in its own folder (``numpy.py`` would hide numpy from its own ``import numpy``)."""
     moving = config.DOCS / "en" / "devices" / "moving.md"
-    assert downloads.site_path(moving, ".py") == "en/devices/moving.py"
-    assert downloads.download_name(moving, ".py") == "moving.py"
+    assert downloads.site_path(moving, ".py") == "en/devices/devices-moving.py"
+    assert downloads.site_path(moving, ".md") == "en/devices/moving.md"
+    assert downloads.download_name(moving, ".py") == "devices-moving.py"
+    numpy_page = config.DOCS / "en" / "devices" / "numpy.md"
+    assert downloads.download_name(numpy_page, ".py") == "devices-numpy.py"
+    errors = config.DOCS / "zh" / "reference" / "errors" / "numpy.md"
+    assert downloads.download_name(errors, ".py") == "reference-errors-numpy.py"
     start = config.DOCS / config.DEFAULT_LANGUAGE / "getting-started" / "index.md"
     assert downloads.site_path(start, ".md") == "getting-started/index.md"
     assert downloads.download_name(start, ".py") == "getting-started.py"
+    assert downloads.site_path(start, ".py") == "getting-started/getting-started.py"
+    tour = config.DOCS / "en" / "getting-started" / "device-tour.py"
+    assert downloads.site_path(tour, ".ipynb") == "en/getting-started/getting-started-device-tour.ipynb"
     home = config.DOCS / config.DEFAULT_LANGUAGE / "index.md"
     assert downloads.download_name(home, ".py") == "pytorch-device-guide.py"
 
 
+DEVICE_PAGE = """\
+    # A page {{ #a-page }}
+
+    <!--pytest.mark.mps-->
+    '''python
+    import torch
+
+    x = torch.ones(1, device="mps")
+    '''
+
+    <!--pytest.mark.xpu-->
+    '''python
+    import torch
+
+    x = torch.ones(1, device="xpu")
+    '''
+
+    <!--pytest.mark.pinned-->
+    '''python
+    import torch
+
+    assert torch.__version__.split("+")[0] == "0.0.1"
+    '''
+
+    '''python
+    import sklearn
+    try:
+        import triton
+    except ImportError:
+        triton = None
+    '''
+"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_device_only_and_version_blocks_are_guarded_and_other_releases_warned(tmp_path, monkeypatch, lang):
+    """MPS- and XPU-only blocks run under their guard like CUDA's; a block that checks
+    the pinned torch runs only on it; on another release the script warns once which
+    release the page was validated with, and runs to its end."""
+    import warnings
+
+    import torch
+
+    monkeypatch.setattr(downloads, "page_language", lambda page: lang)
+    path = page(tmp_path, DEVICE_PAGE)
+    script = downloads.page_script(path, "A page", "https://example.org/a/", "https://github.com/o/r")
+    tests = [ast.unparse(ast.parse(body).body[0].test) for _, body in downloads.split_cells(script)[:3]]
+    assert tests == ["_has_mps()", "_has_xpu()", "_on_validated_torch()"]
+    header = script.split("\n# %% ")[0]
+    assert "`pip install scikit-learn`" in header and "triton" not in header  # an optional import is not needed
+    monkeypatch.setattr(torch, "__version__", "9.9.0")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        body = script.replace("import sklearn", "sklearn = None")  # the import is not what is tested here
+        exec(compile(body, "page.py", "exec"), {"__name__": "__main__"})
+    (warning,) = [str(w.message) for w in caught]
+    assert config.pinned_torch() in warning and "9.9.0" in warning
+
+
+def test_the_header_names_the_packages_beside_torch_and_numpy():
+    moving = config.DOCS / "en" / "devices" / "moving.md"
+    assert downloads.needed_packages(moving) == []
+    evaluation = config.DOCS / "en" / "training" / "evaluation.md"
+    assert downloads.needed_packages(evaluation) == ["scikit-learn"]
+
+
+def test_headings_anchors_become_html_anchors_outside_fences():
+    from devguide.notebook_downloads import html_anchors
+
+    text = "## Pick a device { #pick-a-device }\n\n```python\n# x { #kept }\n```\n# # Cell { #cell }\n"
+    assert html_anchors(text) == (
+        '## Pick a device <a id="pick-a-device"></a>\n\n```python\n# x { #kept }\n```\n# # Cell <a id="cell"></a>\n'
+    )
+
+
+def test_notebook_outputs_are_read_back_from_the_rendered_run():
+    from devguide.notebook_downloads import outputs_from_html
+
+    html = (
+        '<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell"><h1>T</h1></div>'
+        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell">'  # mkdocs-jupyter's wrapper
+        '<div id="c1" class="jp-Cell jp-CodeCell jp-Notebook-cell   "><div class="jp-InputArea">x</div>'
+        '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain" tabindex="0">'
+        "<pre>a &lt; b\n</pre></div>"
+        '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="application/vnd.jupyter.stderr" tabindex="0">'
+        "<pre>warn\n</pre></div></div>"
+        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell jp-mod-noOutputs"><div class="jp-InputArea">y</div></div>'
+        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell"><div class="jp-InputArea">z</div>'
+        '<div class="jp-RenderedText jp-OutputArea-output jp-OutputArea-executeResult" data-mime-type="text/plain" '
+        'tabindex="0"><pre><span class="ansi">3</span></pre></div></div>'
+    )
+    assert outputs_from_html(html) == [
+        [{"output_type": "stream", "name": "stdout", "text": "a < b\n"},
+         {"output_type": "stream", "name": "stderr", "text": "warn\n"}],
+        [],
+        [{"output_type": "execute_result", "data": {"text/plain": "3"}, "metadata": {}}],
+    ]
+
+
+def test_the_colab_link_opens_the_deployed_notebook_of_this_version():
+    from devguide.notebook_downloads import colab_url
+
+    url = colab_url("https://github.com/o/r/", "en/getting-started/getting-started-device-tour.ipynb", "2.13")
+    assert url == ("https://colab.research.google.com/github/o/r/blob/gh-pages/2.13/"
+                   "en/getting-started/getting-started-device-tour.ipynb")
+
+
+def test_the_downloads_list_links_the_offline_copy_only_when_the_build_has_it():
+    links = {"zip": "../downloads/x.zip", "print": "print.md", "llms": "llms.txt"}
+    with_zip = downloads.downloads_list("en", links, "Print", 12 * 2**20)
+    assert "[pytorch-device-guide-offline.zip](../downloads/x.zip) (12.0 MB)" in with_zip
 def test_the_downloads_list_links_the_offline_copy_and_the_pdf_only_when_the_build_has_them():
     links = {"zip": "../downloads/x.zip", "pdf": "../downloads/x.pdf", "print": "print.md", "llms": "llms.txt"}
     with_both = downloads.downloads_list("en", links, "Print", 12 * 2**20, 7 * 2**20)

@@ -23,3 +23,32 @@
   var link = document.querySelector('article a[href$="#' + CSS.escape(id) + '"]');
   if (link) location.replace(link.href);
 })();
+
+// Copying code: Material copies a block's text without its annotation markers
+// ("# (1)!"), but keeps the spaces that stood before them, so copied lines end
+// in spaces. Material copies the text of the closest [data-copy] when there is
+// one: just before its copy button acts, give the block that text, each line's
+// trailing spaces dropped. A selection copied from a block (Ctrl+C) gets the same.
+(function () {
+  function clean(text) { return text.replace(/[ \t]+$/gm, ""); }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-clipboard-target]");
+    if (!button) return;
+    var code = document.querySelector(button.getAttribute("data-clipboard-target"));
+    if (!code) return;
+    code.removeAttribute("data-copy");
+    code.setAttribute("data-md-copying", "");  // what Material hides while it copies
+    var text = code.innerText;
+    code.removeAttribute("data-md-copying");
+    code.setAttribute("data-copy", clean(text));
+  }, true);
+  document.addEventListener("copy", function (event) {
+    var selection = document.getSelection();
+    if (!selection || selection.isCollapsed || !event.clipboardData) return;
+    var node = selection.anchorNode;
+    var element = node && (node.nodeType === 1 ? node : node.parentElement);
+    if (!element || !element.closest("pre code")) return;
+    event.clipboardData.setData("text/plain", clean(selection.toString()));
+    event.preventDefault();
+  });
+})();

@@ -18,6 +18,8 @@
 #
 # It is executed while the site is built: the outputs below are real (from the build machine's
 # CPU). On a machine with a GPU the same code runs on the GPU.
+#
+# It needs torch, numpy and scikit-learn (`pip install scikit-learn`; Colab has it).
 
 # %% [markdown]
 # ## 1. Device and seed { #setup }

@@ -18,6 +18,8 @@
 #
 # 它在构建站点时执行，下面的输出都是构建机器 CPU 上的真实结果。本机有 GPU 时，
 # 同样的代码会在 GPU 上运行。
+#
+# 运行它需要 torch、numpy 和 scikit-learn（`pip install scikit-learn`；Colab 已经装好）。
 
 # %% [markdown]
 # ## 1. 设备与随机种子 { #setup }
