@@ -8,12 +8,16 @@ interpreter that has only torch, numpy and the packages the file's header names
 distributions (and what they require) from this one. The programs the header
 lists (``snippets/…``) are fetched from the site into the folder, as the header
 tells readers to. A file whose code is the same as another's (the two languages
-of a page: only comments differ) runs once; the files run in parallel.
+of a page: only comments differ) runs once; the files run in parallel. Under
+``--reuse-unchanged`` (``make test``) a file that passed with the same code, snippets
+and environment is not run again; CI and ``make test-all`` run every one.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
 import keyword
 import os
 import re
@@ -28,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from devguide import config, downloads, pages
+from devguide import census, config, downloads, pages
 from devguide.blocks import page_blocks
 
 # what a new virtual environment has besides the packages a reader installs
@@ -129,15 +133,39 @@ def download_runs(built_site, tmp_path_factory, request):
         first.setdefault(code_key(script), rel)
     unique = sorted(set(first.values()))
     work = tmp_path_factory.mktemp("downloads")
+    # under --reuse-unchanged (make test), a download that passed with this very file, its snippets and
+    # this environment (census.environment_fingerprint: torch, packages, the harness) is not run again;
+    # CI and make test-all run every one
+    reuse = request.config.getoption("reuse_unchanged")
+    keys = {rel: run_key(built_site, scripts[rel]) for rel in unique}
+    passed = set(json.loads(PASSED.read_text())) if reuse and PASSED.is_file() else set()
+    done = {rel: REUSED for rel in unique if keys[rel] in passed}
+    to_run = [rel for rel in unique if rel not in done]
     wanted = set()
-    for rel in unique:
+    for rel in to_run:
         m = PIP_INSTALL.search(header_of(scripts[rel]))
         wanted.add(tuple(sorted(m.group(1).split())) if m else ())
     venvs = {packages: make_venv(work / f"venv-{n}", packages) for n, packages in enumerate(sorted(wanted))}
     with ThreadPoolExecutor(max(2, min(4, os.cpu_count() or 1))) as pool:
-        done = dict(zip(unique, pool.map(lambda rel: run_download(built_site, rel, work / "runs", venvs), unique),
-                        strict=True))
+        done |= dict(zip(to_run, pool.map(lambda rel: run_download(built_site, rel, work / "runs", venvs), to_run),
+                         strict=True))
+    PASSED.parent.mkdir(parents=True, exist_ok=True)
+    PASSED.write_text(json.dumps(sorted((passed if reuse else set()) | {
+        keys[rel] for rel in unique if done[rel].returncode == 0 and "Traceback" not in done[rel].stderr})))
     return {rel: (first[code_key(script)], done[first[code_key(script)]]) for rel, script in scripts.items()}
+
+
+PASSED = config.BUILD / "downloads-passed.json"  # run keys of the downloads that ran green
+REUSED = subprocess.CompletedProcess([], 0, "", "")  # a pass this run stands on
+
+
+def run_key(site: Path, script: str) -> str:
+    """What a download's run depends on: the file, the snippets its header names, the environment."""
+    digest = hashlib.sha256(script.encode())
+    for snippet in sorted(SNIPPET.findall(header_of(script))):
+        digest.update((site / snippet).read_bytes())
+    digest.update(census.environment_fingerprint(()).encode())
+    return digest.hexdigest()
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=config.rel)
