@@ -136,15 +136,23 @@ _REDIRECT = (
 _ALTERNATE = re.compile(r'(<(?:a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([\w-]+)")')
 
 
-def _alternates_home(text: str, config, i18n) -> str:
+def _alternates_home(text: str, config, i18n, lang: str) -> str:
     """The 404 page's language switcher (and its ``<link rel="alternate">``) points at
     each language's home: the page is no page, and static-i18n would leave there
-    the alternates of the last page it built (the print page)."""
+    the alternates of the last page it built (the print page). The offline copy
+    (no directory URLs, opened from a folder) links each home's index.html,
+    relative to the 404 page of ``lang``."""
     from urllib.parse import urlsplit
 
-    root = urlsplit(config.site_url or "/").path or "/"
-    root = root if root.endswith("/") else root + "/"
-    homes = {x: root + ("" if x == i18n.default_language else f"{x}/") for x in i18n.build_languages}
+    def folder(x: str) -> str:
+        return "" if x == i18n.default_language else f"{x}/"
+
+    if config.use_directory_urls:
+        root = urlsplit(config.site_url or "/").path or "/"
+        root = root if root.endswith("/") else root + "/"
+    else:
+        root = "../" if folder(lang) else ""
+    homes = {x: root + folder(x) + ("" if config.use_directory_urls else "index.html") for x in i18n.build_languages}
     return _ALTERNATE.sub(lambda m: m.group(1) + homes.get(m.group(3), root) + m.group(2) if m.group(3) in homes
                           else m.group(0), text)
 
@@ -159,7 +167,7 @@ def on_post_build(config) -> None:
     if i18n is None or not page.exists():
         return
     lang = i18n.current_language
-    text = _alternates_home(_page_html(page.read_text(encoding="utf-8"), lang), config, i18n)
+    text = _alternates_home(_page_html(page.read_text(encoding="utf-8"), lang), config, i18n, lang)
     if lang == i18n.default_language:
         others = "|".join(x for x in i18n.build_languages if x != lang)
         if others:
