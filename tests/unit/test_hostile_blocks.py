@@ -13,18 +13,16 @@ of their own (TMPDIR), so that what they leave there is seen.
 
 import os
 import re
-import shutil
 import subprocess
 import sys
-import textwrap
 import time
 
 import pytest
 
-from devguide import config, sandbox
+from devguide import sandbox
+from tests.unit import test_isolation as isolation
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner's process control is Linux's")
-F = "`" * 3
 MB = 2**20
 
 HOSTILE = """\
@@ -167,16 +165,9 @@ print("after")
 
 
 def scratch_project(tmp_path, pages: dict[str, str]):
-    root = tmp_path / "project"
-    root.mkdir()
-    shutil.copytree(config.REPO / "snippets", root / "snippets")
-    for name in ("pyproject.toml", "mkdocs.yml", "LICENSE"):
-        shutil.copy(config.REPO / name, root / name)
-    for rel, text in pages.items():
-        for lang in ("zh", "en"):
-            path = root / "docs" / lang / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(textwrap.dedent(text).replace("'''", F), encoding="utf-8")
+    """test_isolation's scratch project, each page in both languages, and a folder for TMPDIR."""
+    root = isolation.scratch_project(tmp_path, {f"docs/{lang}/{rel}": text
+                                                for rel, text in pages.items() for lang in ("zh", "en")})
     (tmp_path / "tmp").mkdir()
     return root
 
