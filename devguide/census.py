@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import tempfile
 import time
 import warnings
@@ -54,14 +55,31 @@ class CensusWarning(UserWarning):
 # --------------------------------------------------------------------------- blocks
 
 
+SNIPPET_PATH = re.compile(r"\bsnippets/[\w./-]*\w")
+
+
+def snippets_run(code: str) -> list[tuple[str, str]]:
+    """The files under snippets/ that a block names (``python snippets/x.py``,
+    ``subprocess.run([sys.executable, "snippets/x.py"])``), each with a hash of its
+    contents: what the block runs besides its own code."""
+    found = []
+    for name in sorted(set(SNIPPET_PATH.findall(code))):
+        path = config.REPO / name
+        if path.is_file():
+            found.append((name, hashlib.sha256(path.read_bytes()).hexdigest()[:16]))
+    return found
+
+
 def signature(block: Block):
     """What makes two blocks the same test: code without its comments (a Chinese
     block and its English twin comment in their own words; ``devguide.comments``),
-    language, marks, expected outputs."""
+    language, marks, expected outputs, and the snippet files the code runs (a
+    recorded GPU result does not count for a block whose script changed since)."""
     marks = sorted((m.name, repr(m.args), repr(sorted(m.kwargs.items()))) for m in block.marks)
     variants = [(spec, text) for spec, text, _ in block.variants]
     code = without_comments(block.code, block.language)
-    return block.language, code, marks, block.expected_output, block.ignore_whitespace, variants
+    return (block.language, code, marks, block.expected_output, block.ignore_whitespace, variants,
+            snippets_run(block.code))
 
 
 def block_sha(block: Block) -> str:

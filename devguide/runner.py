@@ -52,7 +52,11 @@ from pathlib import Path
 from devguide import reaper
 from devguide.blocks import Block
 from devguide.config import REPO
-from devguide.sandbox import allow_writes_only_beneath, remove_sandbox
+from devguide.sandbox import (
+    allow_writes_only_beneath,
+    fail_on_deprecations,
+    remove_sandbox,
+)
 
 FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != "0"
 POLL = 0.25  # seconds between memory checks while a block runs
@@ -112,17 +116,12 @@ def run_child(job: dict) -> None:
 
 def _run_python(job: dict) -> None:
     import types
-    import warnings
 
     from devguide import running
 
     # No seeds are set: a block runs as a reader's fresh script does, and one whose
     # output depends on randomness seeds it itself (all pass with no harness seed).
-    warnings.simplefilter("error", DeprecationWarning)
-    warnings.simplefilter("error", FutureWarning)
-    # torch announces some deprecations as a plain UserWarning ("… is deprecated");
-    # the message (matched from its start, ignoring case) fails those too
-    warnings.filterwarnings("error", message=r".*\bdeprecat")
+    fail_on_deprecations()
     code = running.compiled(Block.from_job(job))  # also feeds linecache: page lines in tracebacks
     main = types.ModuleType("__main__")  # functions defined in the block pickle
     sys.modules["__main__"] = main

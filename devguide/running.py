@@ -35,6 +35,7 @@ from devguide.sandbox import (
     memory_limit,
     output_limit,
     thread_share,
+    warning_filters_env,
 )
 
 # --------------------------------------------------------------------------- running
@@ -128,7 +129,7 @@ def _job(block: Block, box: Sandbox) -> dict:
     env = block_env(box)
     if block.language == "bash":
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-        env["PYTHONWARNINGS"] = "error::DeprecationWarning,error::FutureWarning"
+        env["PYTHONWARNINGS"] = warning_filters_env()
     return {
         "where": block.where,
         "language": block.language,

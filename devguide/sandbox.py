@@ -125,6 +125,38 @@ ENV_PREFIXES = ("LC_", "CUDA", "NVIDIA_", "NCCL_", "HIP_", "ROCM", "HSA_", "ROCR
                 "OPENBLAS_", "TORCH", "PYTORCH_", "DOCS_", "XLA_", "ZE_", "ONEAPI_", "SYCL_", "GLOO_", "MASTER_")
 
 
+# Deprecation warnings that torch raises from its own code, whatever the block
+# does; every other deprecation warning fails the block (devguide.runner).
+# (message prefix, which torch and why)
+TORCH_OWN_DEPRECATIONS = (
+    ("`torch.jit.script_method` is deprecated",
+     "torch 2.11: torch/utils/mkldnn.py uses it when torch._inductor is imported "
+     "(torch.compile, torch._dynamo.reset()); seen in the GPU run of 2026-11-26"),
+)
+
+
+def fail_on_deprecations() -> None:
+    """In a python block's process: every deprecation warning is an error, except
+    ``TORCH_OWN_DEPRECATIONS``."""
+    import re
+    import warnings
+
+    warnings.simplefilter("error", DeprecationWarning)
+    warnings.simplefilter("error", FutureWarning)
+    # torch announces some deprecations as a plain UserWarning ("… is deprecated");
+    # the message (matched from its start, ignoring case) fails those too
+    warnings.filterwarnings("error", message=r".*\bdeprecat")
+    for message, _why in TORCH_OWN_DEPRECATIONS:  # torch's own, not the block's
+        warnings.filterwarnings("ignore", message=re.escape(message), category=DeprecationWarning)
+
+
+def warning_filters_env() -> str:
+    """PYTHONWARNINGS for a bash block's Python programs: deprecations fail them,
+    except ``TORCH_OWN_DEPRECATIONS`` (a later entry takes precedence)."""
+    ignore = [f"ignore:{message}:DeprecationWarning" for message, _ in TORCH_OWN_DEPRECATIONS]
+    return ",".join(["error::DeprecationWarning", "error::FutureWarning", *ignore])
+
+
 def block_env(box: Sandbox) -> dict:
     """The environment a block starts with: ``ENV_NAMES`` and ``ENV_PREFIXES`` of
     the caller's, HOME and TMPDIR in its scratch folder, PWD its working directory."""
@@ -192,6 +224,12 @@ _SCOPE_SIGNAL = 1 << 1  # LANDLOCK_SCOPE_SIGNAL (ABI 6, Linux 6.12)
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 where there is none."""
     if not sys.platform.startswith("linux") or os.environ.get("DOCS_LANDLOCK", "1") == "0":
+        return 0
+    if os.path.exists("/dev/nvidiactl"):
+        # NVIDIA's driver does not initialise under this ruleset: cudaGetDeviceCount
+        # fails with error 304 ("OS call failed or operation not supported on this OS";
+        # seen on an H200, Linux 6.18, Landlock ABI 7, torch 2.11, 2026-11-26). On a
+        # machine with an NVIDIA GPU the repository is kept by RepoGuard instead.
         return 0
     import ctypes
 
