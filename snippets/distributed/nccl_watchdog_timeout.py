@@ -2,7 +2,8 @@
 
     python nccl_watchdog_timeout.py
 
-A group of one rank with a 2 s timeout. The all_reduce is queued on the GPU behind
+A group of one rank with a 2 s timeout. After a first all_reduce (which creates
+the communicator), the second all_reduce is queued on the GPU behind
 a kernel that keeps it busy for about ten seconds, so it cannot finish within the
 timeout: the watchdog thread of ProcessGroupNCCL reports the timeout and takes the
 process down, before the last line of this script runs. On several GPUs the wait
@@ -27,6 +28,11 @@ dist.init_process_group(
     timeout=datetime.timedelta(seconds=2),
 )
 x = torch.ones(1, device=device)
+# The first collective creates the NCCL communicator, and creating it waits for the
+# GPU: behind the busy kernel it would block here until the kernel ends, and the
+# collective after it would be on time. So one collective first, on an idle GPU.
+dist.all_reduce(x)
+torch.cuda.synchronize()
 torch.cuda._sleep(20_000_000_000)  # GPU clock cycles: several seconds of work
 dist.all_reduce(x)  # queued after the busy kernel; returns at once
 time.sleep(60)  # the watchdog ends the process long before this
