@@ -230,6 +230,8 @@ def landlock_abi() -> int:
         # fails with error 304 ("OS call failed or operation not supported on this OS";
         # seen on an H200, Linux 6.18, Landlock ABI 7, torch 2.11, 2026-11-26). On a
         # machine with an NVIDIA GPU the repository is kept by RepoGuard instead.
+        # (Allowing writes beneath /proc too let the driver start in a one-tensor test;
+        # the whole run has not been tried that way, so it is not done.)
         return 0
     import ctypes
 
