@@ -55,7 +55,7 @@ class CensusWarning(UserWarning):
 # --------------------------------------------------------------------------- blocks
 
 
-SNIPPET_PATH = re.compile(r"\bsnippets/[\w./-]*\w")
+SNIPPET_PATH = re.compile(r"(?<![\w./-])snippets/[\w./-]*\w")
 
 
 def snippets_run(code: str) -> list[tuple[str, str]]:

@@ -5,8 +5,9 @@ code itself is the same. ``code_tokens`` reduces a block to what must agree --
 Python's tokens (``tokenize``) less comments and blank lines, a ``bash`` block's
 lines less their ``#`` comments outside quotes and here-documents -- each with the
 line of the block it starts on, so that a difference is named at its page line.
-``parity`` compares these, and ``census.signature`` (twins run once, results that
-stand) keys on them: comments never change what a block does.
+``parity`` compares these; ``without_comments``, the same reduction as plain text
+lines (the same on every Python version), is what ``census.signature`` (twins run
+once, results that stand) keys on: comments never change what a block does.
 """
 
 from __future__ import annotations
@@ -46,7 +47,10 @@ def without_comments(code: str, language: str) -> tuple:
     3.12 splits f-strings into several tokens: a GPU machine's Python 3.12 gave
     every Python block another hash than the site's 3.11 did. So a Python block is
     reduced to its lines with the comments (found by ``tokenize``) cut off, trailing
-    spaces removed and blank lines dropped: the same text on every version."""
+    spaces removed and blank lines dropped: the same text on every version (blank
+    lines and trailing spaces inside a triple-quoted string do not count either).
+    Code that does not tokenize is taken as written; which code that is can differ
+    between versions (no block of the pages is such code: parity compiles them)."""
     if language == "python":
         try:
             return tuple((line,) for line in _python_lines(code))
@@ -60,7 +64,9 @@ def _python_lines(code: str) -> list[str]:
     for t in tokenize.generate_tokens(io.StringIO(code).readline):
         if t.type == tokenize.COMMENT:
             cut[t.start[0]] = t.start[1]
-    lines = (line[:cut[n]] if n in cut else line for n, line in enumerate(code.splitlines(), 1))
+    # split at \n as tokenize does (splitlines also splits at \x0c, \u2028…, which would
+    # put a comment's column on the wrong line)
+    lines = (line[:cut[n]] if n in cut else line for n, line in enumerate(code.split("\n"), 1))
     return [line.rstrip() for line in lines if line.strip()]
 
 

@@ -127,12 +127,20 @@ ENV_PREFIXES = ("LC_", "CUDA", "NVIDIA_", "NCCL_", "HIP_", "ROCM", "HSA_", "ROCR
 
 # Deprecation warnings that torch raises from its own code, whatever the block
 # does; every other deprecation warning fails the block (devguide.runner).
-# (message prefix, which torch and why)
+# (message prefix, the torch releases before which it is ignored, why)
 TORCH_OWN_DEPRECATIONS = (
-    ("`torch.jit.script_method` is deprecated",
+    ("`torch.jit.script_method` is deprecated", (2, 12),
      "torch 2.11: torch/utils/mkldnn.py uses it when torch._inductor is imported "
      "(torch.compile, torch._dynamo.reset()); seen in the GPU run of 2026-11-26"),
 )
+
+
+def _torch_own_deprecations() -> list[str]:
+    """The messages of TORCH_OWN_DEPRECATIONS that this torch raises itself."""
+    import torch
+
+    release = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+    return [message for message, before, _ in TORCH_OWN_DEPRECATIONS if release < before]
 
 
 def fail_on_deprecations() -> None:
@@ -146,14 +154,14 @@ def fail_on_deprecations() -> None:
     # torch announces some deprecations as a plain UserWarning ("… is deprecated");
     # the message (matched from its start, ignoring case) fails those too
     warnings.filterwarnings("error", message=r".*\bdeprecat")
-    for message, _why in TORCH_OWN_DEPRECATIONS:  # torch's own, not the block's
+    for message in _torch_own_deprecations():  # torch's own, not the block's
         warnings.filterwarnings("ignore", message=re.escape(message), category=DeprecationWarning)
 
 
 def warning_filters_env() -> str:
     """PYTHONWARNINGS for a bash block's Python programs: deprecations fail them,
     except ``TORCH_OWN_DEPRECATIONS`` (a later entry takes precedence)."""
-    ignore = [f"ignore:{message}:DeprecationWarning" for message, _ in TORCH_OWN_DEPRECATIONS]
+    ignore = [f"ignore:{message}:DeprecationWarning" for message in _torch_own_deprecations()]
     return ",".join(["error::DeprecationWarning", "error::FutureWarning", *ignore])
 
 

@@ -28,9 +28,9 @@ dist.init_process_group(
     timeout=datetime.timedelta(seconds=2),
 )
 x = torch.ones(1, device=device)
-# The first collective creates the NCCL communicator, and creating it waits for the
-# GPU: behind the busy kernel it would block here until the kernel ends, and the
-# collective after it would be on time. So one collective first, on an idle GPU.
+# The first collective creates the NCCL communicator; behind the busy kernel that
+# call blocked until the kernel ended (torch 2.11, an H200), and the collective
+# after it was on time. So one collective first, on an idle GPU.
 dist.all_reduce(x)
 torch.cuda.synchronize()
 torch.cuda._sleep(20_000_000_000)  # GPU clock cycles: several seconds of work

@@ -170,3 +170,16 @@ def test_a_python_block_without_comments_is_the_same_text_on_every_python():
     twin = 'x = f"a{1}"  # 注释\n# 整行注释\n\nprint(x)\n'
     assert comments.without_comments(twin, "python") == comments.without_comments(code, "python")
     assert comments.without_comments("x = (\n", "python") == (("x = (\n",),)  # does not tokenize: as written
+
+
+def test_a_blocks_hash_covers_the_snippet_files_it_runs():
+    """A recorded GPU result must stop counting when the script a block runs changes."""
+    import hashlib
+
+    from devguide import census, config
+
+    name = "snippets/distributed/nccl_watchdog_timeout.py"
+    digest = hashlib.sha256((config.REPO / name).read_bytes()).hexdigest()[:16]
+    code = f'subprocess.run([sys.executable, "{name}"])  # x\nprint("docs/{name}")\n'
+    assert census.snippets_run(code) == [(name, digest)]  # docs/snippets/… is not a snippet path
+    assert census.snippets_run("python snippets/no-such-file.py") == []
