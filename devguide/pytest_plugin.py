@@ -43,7 +43,15 @@ from pathlib import Path
 
 import pytest
 
-from devguide import collection, config, run_limit, running, scheduling, terminal
+from devguide import (
+    collection,
+    config,
+    run_limit,
+    running,
+    scheduling,
+    terminal,
+    tier_reuse,
+)
 from devguide.config import LANGUAGES, rel
 from devguide.marks import MARKS
 from devguide.run_state import STATE, RunState
@@ -91,6 +99,8 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{name}: {meaning}")
     config.stash[STATE] = RunState()
     config.pluginmanager.register(config.stash[STATE], "devguide-run-state")
+    # the tests outside docs/: run again only when something changed (devguide.tier_reuse)
+    config.pluginmanager.register(tier_reuse.TierReuse(config), "devguide-tier-reuse")
 
 
 def pytest_sessionstart(session):
