@@ -102,7 +102,7 @@ VOLATILE_NAMES = {"_", "PWD"}
 FAILED_KEYS = config.BUILD / "reuse-failed-keys.txt"  # keys of blocks that failed in any run, partial ones too
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=4)
 def environment_fingerprint(limits: tuple) -> str:
     """A hash of everything besides a block's own code that its result depends on:
     torch (version and build), Python, NumPy and every installed distribution, the
@@ -110,6 +110,13 @@ def environment_fingerprint(limits: tuple) -> str:
     environment variables (all but VOLATILE_ENVIRONMENT), the blocks' thread share
     and memory limit (``limits``: ``sandbox.block_limits()``, which the pytest plugin
     passes), the harness's own files and the contents of REUSE_INPUTS."""
+    return hashlib.sha256(f"{_fingerprint_without_limits()} {limits!r}".encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _fingerprint_without_limits() -> str:
+    """environment_fingerprint's costly part, computed once per process (about a
+    second: every distribution's metadata, the harness and snippets hashed)."""
     import importlib.metadata
     import sys
 
@@ -122,7 +129,7 @@ def environment_fingerprint(limits: tuple) -> str:
 
     add(torch.__version__, torch.version.git_version, torch.version.cuda, sys.version, platform.machine(),
         torch.backends.cpu.get_cpu_capability(), cpu_model(), config.torch_mode(),
-        [config.device_available(kind) for kind in DEVICE_MARKS], *limits)
+        [config.device_available(kind) for kind in DEVICE_MARKS])
     add(sorted((k, v) for k, v in os.environ.items() if not k.startswith(VOLATILE_ENVIRONMENT) and k not in VOLATILE_NAMES))
     add(gpu_driver())
     add(sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()))

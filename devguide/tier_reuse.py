@@ -95,6 +95,8 @@ class TierReuse:
         self.reused = 0
 
     def pytest_sessionstart(self, session):
+        if not (self.reuse or _whole_selection(self.config)):
+            return  # a run of some paths (one page pair) neither reuses nor records: no key
         self.key = repo_key()
         if self.reuse and self.key and RECORD.is_file():
             try:

@@ -509,13 +509,20 @@ def test_a_changed_snippet_or_environment_changes_every_blocks_key(tmp_path, mon
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "a.py").write_text("x = 1\n", encoding="utf-8")
     monkeypatch.setattr(config, "REPO", tmp_path)
-    before = census.environment_fingerprint.__wrapped__(sandbox.block_limits())
-    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) == before
+
+    def fresh():  # computed again, not taken from this process's caches
+        census._fingerprint_without_limits.cache_clear()
+        return census.environment_fingerprint.__wrapped__(sandbox.block_limits())
+
+    before = fresh()
+    assert fresh() == before
     (tmp_path / "snippets" / "a.py").write_text("x = 2\n", encoding="utf-8")
-    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) != before
-    changed = census.environment_fingerprint.__wrapped__(sandbox.block_limits())
+    assert fresh() != before
+    changed = fresh()
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
-    assert census.environment_fingerprint.__wrapped__(sandbox.block_limits()) != changed
+    assert fresh() != changed
+    census._fingerprint_without_limits.cache_clear()
+    census.environment_fingerprint.cache_clear()
 
 
 ANY_TORCH = """\
