@@ -59,9 +59,8 @@ SNIPPET_PATH = re.compile(r"(?<![\w./-])snippets/[\w./-]*\w")
 
 
 def snippets_run(code: str) -> list[tuple[str, str]]:
-    """The files under snippets/ that a block names (``python snippets/x.py``,
-    ``subprocess.run([sys.executable, "snippets/x.py"])``), each with a hash of its
-    contents: what the block runs besides its own code."""
+    """The files under snippets/ that a block names (``python snippets/x.py``), each
+    with a hash of its contents: what the block runs besides its own code."""
     found = []
     for name in sorted(set(SNIPPET_PATH.findall(code))):
         path = config.REPO / name
@@ -115,8 +114,7 @@ def environment_fingerprint(limits: tuple) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _fingerprint_without_limits() -> str:
-    """environment_fingerprint's costly part, computed once per process (about a
-    second: every distribution's metadata, the harness and snippets hashed)."""
+    """environment_fingerprint's costly part (about a second), once per process."""
     import importlib.metadata
     import sys
 
