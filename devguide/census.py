@@ -54,7 +54,6 @@ class CensusWarning(UserWarning):
 
 # --------------------------------------------------------------------------- blocks
 
-
 SNIPPET_PATH = re.compile(r"(?<![\w./-])snippets/[\w./-]*\w")
 
 
