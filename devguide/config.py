@@ -77,10 +77,17 @@ def pinned_torch() -> str:
 
 
 def torch_version() -> str:
-    """The installed torch's version without its local label (2.13.0+cpu → 2.13.0)."""
-    import torch
+    """The installed torch's version without its local label (2.13.0+cpu → 2.13.0),
+    read from its metadata: importing torch here would hold up the start of the block
+    runner, which imports it too (a second on 2 cores)."""
+    import importlib.metadata
 
-    return torch.__version__.split("+")[0]
+    try:
+        return importlib.metadata.version("torch").split("+")[0]
+    except importlib.metadata.PackageNotFoundError:  # a torch built in place, not installed
+        import torch
+
+        return torch.__version__.split("+")[0]
 
 
 def any_torch() -> bool:
