@@ -57,6 +57,16 @@ def find_chromium(env: dict | None = None, playwright=playwright_chromium) -> st
     return playwright()
 
 
+def chromium_identity() -> str:
+    """The Chromium a browser test would use, as a reuse key counts it (its real path,
+    size and time), or "" where there is none."""
+    found = find_chromium()
+    if not found:
+        return ""
+    stat = os.stat(found)
+    return f"{os.path.realpath(found)} {stat.st_size} {stat.st_mtime_ns}"
+
+
 def plan(env: dict | None = None, is_root: bool | None = None, playwright=playwright_chromium) -> Plan:
     env = os.environ if env is None else env
     found = find_chromium(env, playwright)

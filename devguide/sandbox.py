@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from devguide.config import REPO
+from devguide.config import REPO, torch_version
 
 DEFAULT_TIMEOUT = 120  # seconds; <!--pytest.mark.timeout(N)--> above a block overrides it
 
@@ -137,9 +137,7 @@ TORCH_OWN_DEPRECATIONS = (
 
 def _torch_own_deprecations() -> list[str]:
     """The messages of TORCH_OWN_DEPRECATIONS that this torch raises itself."""
-    import torch
-
-    release = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+    release = tuple(int(part) for part in torch_version().split(".")[:2])
     return [message for message, before, _ in TORCH_OWN_DEPRECATIONS if release < before]
 
 

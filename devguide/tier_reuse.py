@@ -27,7 +27,7 @@ import pytest
 from _pytest.reports import TestReport
 
 from devguide import census, config
-from devguide.browser import find_chromium
+from devguide.browser import chromium_identity
 
 RECORD = config.BUILD / "tests-passed.json"
 REUSED = "docs_tier_reused"  # user property of a test reported passed without running
@@ -50,10 +50,7 @@ def repo_key() -> str | None:
     for path in sorted(config.BUILD.glob("validation*.json")) + sorted((config.BUILD / "gpu").rglob("*")):
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + _results_of(path))
-    chromium = find_chromium()
-    if chromium:
-        stat = os.stat(chromium)
-        digest.update(f"{os.path.realpath(chromium)} {stat.st_size} {stat.st_mtime_ns}".encode())
+    digest.update(chromium_identity().encode())
     return digest.hexdigest()
 
 

@@ -18,7 +18,6 @@ its floors, the environment). CI and make test-all run it.
 
 import gzip
 import hashlib
-import os
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -26,7 +25,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from devguide import census, config, pages, realbench, searchbench
-from devguide.browser import find_chromium
+from devguide.browser import chromium_identity
 
 QUERIES = searchbench.load()
 
@@ -345,16 +344,13 @@ REAL_QUESTIONS, REAL_ERRORS = realbench.load_questions(), realbench.load_errors(
 def realbench_key(built_site: Path, lang: str) -> str:
     """What the real-material benchmark of ``lang`` sees, hashed (see above)."""
     digest = hashlib.sha256(f"{lang} {census.environment_fingerprint(())}".encode())
-    chromium = find_chromium() or ""
     files = [config.REPO / "mkdocs.yml", *sorted(p for p in config.DOCS.rglob("*") if p.is_file()),
              *sorted((config.REPO / "tests" / "site").glob("real_*.toml")),
              *sorted(p for p in built_site.glob("**/search/search_*.json"))]
     for path in files:
         digest.update(f"{path.relative_to(config.REPO) if path.is_relative_to(config.REPO) else path}".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
-    if chromium:
-        stat = os.stat(chromium)
-        digest.update(f"{os.path.realpath(chromium)} {stat.st_size} {stat.st_mtime_ns}".encode())
+    digest.update(chromium_identity().encode())
     return digest.hexdigest()
 
 
