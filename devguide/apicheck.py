@@ -5,9 +5,8 @@ installed torch, and none may be deprecated."""
 from __future__ import annotations
 
 import ast
-import importlib
-import sys
 
+from devguide import torch_facts
 from devguide.blocks import Block
 
 # --------------------------------------------------------------------------- API check
@@ -35,23 +34,26 @@ def unresolved_torch_attributes(block: Block) -> list[str]:
     """
     tree = ast.parse(block.code)
     aliases = _torch_aliases(tree)
-    missing = []
-    seen = set()
+    found: dict[tuple[str, ...], ast.AST] = {}  # each path, where it first appears
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name)):
             path = _dotted(node, aliases)
-            if not path or tuple(path) in seen:
-                continue
-            seen.add(tuple(path))
-            dotted = ".".join(path)
-            if dotted in DEPRECATED:
-                problem = f"{dotted} is deprecated: use {DEPRECATED[dotted]}"
-            elif (absent := _first_missing(path)) is not None:
-                problem = f"{absent} does not exist in torch"
-            else:
-                continue
-            p, n = block.line_map[node.lineno - 1]
-            missing.append(f"{p}:{n}: {problem}")
+            if path and tuple(path) not in found:
+                found[tuple(path)] = node
+    paths = [list(path) for path in found if ".".join(path) not in DEPRECATED]
+    # torch is asked in a process of its own (devguide.torch_facts), all paths at once
+    absent = dict(zip(map(tuple, paths), torch_facts.first_missing(paths), strict=True))
+    missing = []
+    for path, node in found.items():
+        dotted = ".".join(path)
+        if dotted in DEPRECATED:
+            problem = f"{dotted} is deprecated: use {DEPRECATED[dotted]}"
+        elif absent.get(path) is not None:
+            problem = f"{absent[path]} does not exist in torch"
+        else:
+            continue
+        p, n = block.line_map[node.lineno - 1]
+        missing.append(f"{p}:{n}: {problem}")
     return sorted(set(missing))
 
 
@@ -77,22 +79,4 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> list[str] | None:
         node = node.value
     if isinstance(node, ast.Name) and node.id in aliases:
         return aliases[node.id].split(".") + parts[::-1]
-    return None
-
-
-def _first_missing(path: list[str]) -> str | None:
-    """The first prefix of an attribute path that the installed torch lacks
-    (submodules imported as needed), or None when the whole path resolves."""
-    obj = importlib.import_module(path[0])
-    for i, part in enumerate(path[1:], 1):
-        if hasattr(obj, part):
-            obj = getattr(obj, part)
-            continue
-        if isinstance(obj, type(sys)):
-            try:
-                obj = importlib.import_module(".".join(path[: i + 1]))
-                continue
-            except ImportError:
-                pass
-        return ".".join(path[: i + 1])
     return None

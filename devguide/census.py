@@ -32,7 +32,7 @@ import time
 import warnings
 from pathlib import Path
 
-from devguide import config
+from devguide import config, machine
 from devguide.blocks import Block, page_blocks
 from devguide.comments import without_comments
 from devguide.config import DocsError, rel
@@ -96,7 +96,9 @@ REUSE_INPUTS = ("snippets", "conftest.py", "pyproject.toml", "tests/requirements
 VOLATILE_ENVIRONMENT = ("PYTEST_", "SSH_", "XDG_SESSION", "XDG_RUNTIME_DIR", "VSCODE_", "TERM_SESSION", "TERM_PROGRAM",
                         "KITTY_", "TMUX", "WINDOWID", "DBUS_", "GPG_", "INVOCATION_ID", "JOURNAL_STREAM", "MAKE",
                         "MFLAGS", "COLUMNS", "LINES", "STY", "DISPLAY", "WAYLAND_DISPLAY", "OLDPWD", "SHLVL")
-VOLATILE_NAMES = {"_", "PWD"}
+# NO_MKDOCS_2_WARNING: the Makefile exports it (it hides a banner of mkdocs); without
+# it here, pytest run by hand after make test would run every block again
+VOLATILE_NAMES = {"_", "PWD", "NO_MKDOCS_2_WARNING"}
 FAILED_KEYS = config.BUILD / "reuse-failed-keys.txt"  # keys of blocks that failed in any run, partial ones too
 
 
@@ -117,35 +119,25 @@ def _fingerprint_without_limits() -> str:
     import importlib.metadata
     import sys
 
-    import torch
+    from devguide import torch_facts
 
+    torch = torch_facts.facts()  # asked of torch in a process of its own
     digest = hashlib.sha256()
 
     def add(*parts) -> None:
         digest.update(repr(parts).encode("utf-8"))
 
-    add(torch.__version__, torch.version.git_version, torch.version.cuda, sys.version, platform.machine(),
-        torch.backends.cpu.get_cpu_capability(), cpu_model(), config.torch_mode(),
+    add(torch["torch"], torch["git_version"], torch["cuda"], sys.version, platform.machine(),
+        torch["cpu_capability"], machine.cpu_model(), config.torch_mode(),
         [config.device_available(kind) for kind in DEVICE_MARKS])
     add(sorted((k, v) for k, v in os.environ.items() if not k.startswith(VOLATILE_ENVIRONMENT) and k not in VOLATILE_NAMES))
-    add(gpu_driver())
+    add(machine.gpu_driver())
     add(sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()))
     for root in (Path(__file__).parent, *(config.REPO / name for name in REUSE_INPUTS)):
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
         for path in files:
             add(path.relative_to(root).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest())
     return digest.hexdigest()
-
-
-def gpu_driver() -> list[str]:
-    """The NVIDIA driver's version and each GPU's information, as the kernel module
-    reports them (no CUDA initialisation in the pytest process); empty elsewhere."""
-    root = Path("/proc/driver/nvidia")
-    try:
-        files = [root / "version", *sorted(root.glob("gpus/*/information"))]
-        return [f.read_text(encoding="utf-8", errors="replace") for f in files if f.is_file()]
-    except OSError:
-        return []
 
 
 def remember_failure(key: str) -> None:
@@ -200,14 +192,31 @@ def save_output(block: Block, output: str, folder: Path | None = None) -> None:
     path.write_text(output, encoding="utf-8")
 
 
+RUNNABLE_KINDS = ("python", "bash", *DEVICE_MARKS, "excused")
+
+
 def runnable_keys() -> set[tuple[str, int]]:
     """(page, line) of every block a complete run must collect."""
     return {
         (e.page, e.line)
         for page in pages()
         for e in classify(page)
-        if e.kind in ("python", "bash", *DEVICE_MARKS, "excused") and e.language in EXECUTED
+        if e.kind in RUNNABLE_KINDS and e.language in EXECUTED
     }
+
+
+def a_page_left_out(collected_pages: set[str]) -> bool:
+    """Does a page that this run did not collect from have a runnable block? Pages are
+    read one by one and the answer comes at the first such page, so a run of one page
+    pair says "partial" after reading one other page instead of all of them
+    (runnable_keys reads every page: about 0.3 s). A page with no runnable block is
+    never collected from, even in a complete run: those are read and pass."""
+    for page in pages():
+        if rel(page) in collected_pages:
+            continue
+        if any(e.kind in RUNNABLE_KINDS and e.language in EXECUTED for e in classify(page)):
+            return True
+    return False
 
 
 def drop_stale_outputs(folder: Path | None = None) -> None:
@@ -224,65 +233,6 @@ def drop_stale_outputs(folder: Path | None = None) -> None:
 # --------------------------------------------------------------------------- the file
 
 
-def machine() -> dict:
-    import torch
-
-    usable = [kind for kind in DEVICE_MARKS if config.device_available(kind)]
-    info = {
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        # where the blocks that ran, ran: the usable accelerator (cuda, mps, xpu), or cpu
-        "accelerator": usable[0] if usable else "cpu",
-        # "pinned": the torch of pyproject.toml (make test); "any": the interpreter's own
-        # (make test-cuda); "named": a second validated version (make test-torch)
-        "torch_mode": config.torch_mode(),
-        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        "cpu": cpu_model(),
-        "os": os_name(),
-    }
-    if torch.cuda.is_available():
-        info["cuda"] = torch.version.cuda
-        info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
-    return info
-
-
-def cpu_model() -> str:
-    """The processor as the OS names it (``AMD EPYC 7B13``), for the validation report."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.lower().startswith("model name"):
-                return " ".join(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    if platform.system() == "Darwin":
-        import subprocess
-
-        try:
-            done = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=10)
-            if done.stdout.strip():
-                return done.stdout.strip()
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    return platform.processor() or platform.machine() or "unknown"
-
-
-def os_name() -> str:
-    """The operating system and architecture (``Debian GNU/Linux 12 (bookworm), x86_64``)."""
-    name = ""
-    if platform.system() == "Linux":
-        try:
-            release = platform.freedesktop_os_release()
-            name = release.get("PRETTY_NAME") or release.get("NAME", "")
-        except OSError:
-            pass
-        name = name or f"Linux {platform.release()}"
-    elif platform.system() == "Darwin":
-        name = f"macOS {platform.mac_ver()[0]}"
-    else:
-        name = f"{platform.system()} {platform.release()}".strip()
-    return f"{name}, {platform.machine()}"
-
-
 def commit() -> str | None:
     """The commit the run ran at, if this is a git checkout."""
     import subprocess
@@ -297,7 +247,7 @@ def commit() -> str | None:
 def build(results: dict | None = None, site_built: bool = False, info: dict | None = None) -> dict:
     """The census of the sources, with a run's ``results`` ((page, line) → result) when given."""
     results = results or {}
-    info = info or (machine() if results else {"torch": "", "python": platform.python_version(), "accelerator": "cpu"})
+    info = info or (machine.machine() if results else {"torch": "", "python": platform.python_version(), "accelerator": "cpu"})
     fences = []
     for page in pages():
         try:

@@ -136,16 +136,13 @@ def torch_census(version: str) -> Path:
 def device_available(kind: str) -> bool:
     """Can this process use a device of this kind (``cuda``, ``mps``, ``xpu``)? Works
     with any torch 2.x (``make test-cuda``), not only with those that have
-    ``torch.accelerator``."""
-    import torch
+    ``torch.accelerator``. Asked of torch in a process of its own (devguide.torch_facts)."""
+    from devguide import torch_facts
 
-    if kind == "cuda":
-        return torch.cuda.is_available()
-    if kind == "mps":
-        return torch.backends.mps.is_available()
-    if kind == "xpu":
-        return hasattr(torch, "xpu") and torch.xpu.is_available()
-    raise ValueError(f"not a device mark: {kind}")
+    devices = torch_facts.facts()["devices"]
+    if kind not in devices:
+        raise ValueError(f"not a device mark: {kind}")
+    return devices[kind]
 
 
 def require_cuda() -> bool:

@@ -51,6 +51,7 @@ from devguide import (
     scheduling,
     terminal,
     tier_reuse,
+    torch_facts,
 )
 from devguide.config import LANGUAGES, rel
 from devguide.marks import MARKS
@@ -58,9 +59,7 @@ from devguide.run_state import STATE, RunState
 
 
 def cuda_available() -> bool:
-    import torch
-
-    return torch.cuda.is_available()
+    return config.device_available("cuda")
 
 
 # --------------------------------------------------------------------------- hooks
@@ -139,6 +138,8 @@ def pytest_sessionstart(session):
     run_limit.arm(running.default_zygote(), session.config, worker)  # the whole run's own time limit
     if _runs_blocks(session.config):
         running.default_zygote().launch()  # it imports torch while pytest collects
+    if _reads_blocks(session.config):
+        torch_facts.launch()  # torch's version and devices, for the blocks' keys and marks
 
 
 def _runs_blocks(config_) -> bool:
@@ -146,8 +147,13 @@ def _runs_blocks(config_) -> bool:
     collection. Not in pytest-xdist's controller (its workers run the tests), not
     with --collect-only, not for paths outside docs/, and not with
     --reuse-unchanged (a warm make test may run none)."""
-    if (config_.getoption("collectonly") or config_.getoption("reuse_unchanged")
-            or config_.pluginmanager.hasplugin("dsession")):
+    return not config_.getoption("reuse_unchanged") and _reads_blocks(config_)
+
+
+def _reads_blocks(config_) -> bool:
+    """Will this process go through blocks (run them, or find their results reused)?
+    Not in pytest-xdist's controller, not with --collect-only, not for paths outside docs/."""
+    if config_.getoption("collectonly") or config_.pluginmanager.hasplugin("dsession"):
         return False
     for arg in config_.args:
         path = (config_.invocation_params.dir / arg.split("::")[0]).resolve()

@@ -96,6 +96,8 @@ class RunState:
         (``--collect-only`` collects every block and runs none: its census would
         overwrite the last run's results with nothing.)"""
         try:
+            if census.a_page_left_out({page for page, _ in self.collected}):
+                return False
             runnable = census.runnable_keys()
         except DocsError:
             return False  # a page that cannot be read: its own item fails (collection.PageProblem)

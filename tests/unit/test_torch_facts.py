@@ -1,0 +1,53 @@
+"""torch's facts come from a process of their own (devguide.torch_facts): the pytest
+process that runs a page never imports torch (its import and its teardown cost
+about 1.6 s of a page's run), and the facts are torch's own."""
+
+import importlib.metadata
+import subprocess
+import sys
+
+from devguide import config, torch_facts
+
+
+def test_the_facts_are_those_of_the_installed_torch():
+    facts = torch_facts.facts()
+    assert facts["torch"].split("+")[0] == importlib.metadata.version("torch").split("+")[0]
+    assert set(facts["devices"]) == {"cuda", "mps", "xpu"}
+    assert isinstance(facts["cpu_capability"], str) and facts["cpu_capability"]
+    assert config.device_available("cuda") is facts["devices"]["cuda"]
+
+
+def test_missing_torch_names_are_found_there():
+    assert torch_facts.first_missing([["torch", "cuda", "Event"], ["torch", "cuda", "event"], ["torch", "nope", "x"]]) == [
+        None,
+        "torch.cuda.event",
+        "torch.nope",
+    ]
+    assert torch_facts.first_missing([]) == []
+
+
+def test_what_the_harness_asks_of_torch_does_not_import_it_in_the_process_that_asks():
+    code = (
+        "import sys\n"
+        "from devguide import census, config, machine, sandbox\n"
+        "census.environment_fingerprint(sandbox.block_limits())\n"
+        "config.device_available('cuda')\n"
+        "machine.machine()\n"
+        "print('torch' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_a_process_that_cannot_answer_says_what_to_check(monkeypatch):
+    torch_facts.stop()
+    monkeypatch.setattr(torch_facts.sys, "executable", "/bin/false")
+    try:
+        torch_facts.ask({"facts": True})
+    except RuntimeError as e:
+        assert "devguide.torch_facts" in str(e) and "import torch" in str(e)
+    else:
+        raise AssertionError("expected a RuntimeError")
+    finally:
+        torch_facts.stop()
