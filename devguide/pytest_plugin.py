@@ -138,8 +138,10 @@ def pytest_sessionstart(session):
     run_limit.arm(running.default_zygote(), session.config, worker)  # the whole run's own time limit
     if _runs_blocks(session.config):
         running.default_zygote().launch()  # it imports torch while pytest collects
-    if _reads_blocks(session.config):
-        torch_facts.launch()  # torch's version and devices, for the blocks' keys and marks
+    if _touches_docs(session.config):
+        # torch's version and devices, for the blocks' keys and marks (in xdist's
+        # controller: for the census it writes at the end)
+        torch_facts.launch()
 
 
 def _runs_blocks(config_) -> bool:
@@ -153,7 +155,12 @@ def _runs_blocks(config_) -> bool:
 def _reads_blocks(config_) -> bool:
     """Will this process go through blocks (run them, or find their results reused)?
     Not in pytest-xdist's controller, not with --collect-only, not for paths outside docs/."""
-    if config_.getoption("collectonly") or config_.pluginmanager.hasplugin("dsession"):
+    return not config_.pluginmanager.hasplugin("dsession") and _touches_docs(config_)
+
+
+def _touches_docs(config_) -> bool:
+    """Does this run collect pages (not --collect-only)? xdist's controller included."""
+    if config_.getoption("collectonly"):
         return False
     for arg in config_.args:
         path = (config_.invocation_params.dir / arg.split("::")[0]).resolve()

@@ -11,7 +11,8 @@ small process imports torch, answers, and exits without that teardown. It starts
 when pytest starts (``launch``, from the plugin), so torch is imported while pytest
 collects.
 
-Protocol: one JSON request per line on stdin, one JSON reply per line on stdout.
+Protocol: one JSON request per line on stdin, one JSON reply per line on stdout,
+after ``REPLY`` (torch's own prints go to stderr).
 ``{"facts": true}`` → the facts; ``{"missing": [["torch", "cuda", "Event"], …]}`` →
 for each path, the first prefix that torch lacks, or null. Devices are checked
 here, never in the block runner: ``torch.cuda.is_available()`` initialises the
@@ -25,10 +26,12 @@ import functools
 import importlib
 import json
 import os
+import signal
 import subprocess
 import sys
 
 _proc: list[subprocess.Popen] = []
+REPLY = "devguide.torch_facts reply: "
 
 
 def launch() -> None:
@@ -61,10 +64,12 @@ def ask(request: dict) -> dict:
     try:
         proc.stdin.write(json.dumps(request) + "\n")
         proc.stdin.flush()
+        # main() sends what torch prints to stderr; what was printed before (a
+        # sitecustomize, say) is skipped: a reply is a line that starts with REPLY
         while line := proc.stdout.readline():
-            if line.startswith("{"):  # anything else is torch talking on stdout
-                return json.loads(line)
-    except BrokenPipeError:
+            if line.startswith(REPLY):
+                return json.loads(line.removeprefix(REPLY))
+    except (BrokenPipeError, json.JSONDecodeError):
         pass
     stop()
     raise RuntimeError(
@@ -106,6 +111,15 @@ def _first_missing(path: list[str]) -> str | None:
     return None
 
 
+def _first_missing_or_why(path: list[str]) -> str | None:
+    """_first_missing; a path whose import fails otherwise than with ImportError is
+    reported with the error (the process goes on answering)."""
+    try:
+        return _first_missing(path)
+    except Exception as e:  # noqa: BLE001 - any error of torch's own import code
+        return f"{'.'.join(path)} (looking it up raised {type(e).__name__}: {e})"
+
+
 def _facts() -> dict:
     import torch
 
@@ -134,6 +148,11 @@ def _facts() -> dict:
 
 
 def main() -> None:
+    # The replies get stdout to themselves: whatever else writes to it (torch, a
+    # submodule imported for the API check) goes to stderr instead.
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops pytest; this ends with its input
     import torch  # noqa: F401 - first, while pytest collects
 
     for line in sys.stdin:
@@ -141,9 +160,10 @@ def main() -> None:
         if "facts" in request:
             reply = _facts()
         else:
-            reply = {"missing": [_first_missing(path) for path in request["missing"]]}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+            reply = {"missing": [_first_missing_or_why(path) for path in request["missing"]]}
+        replies.write(f"\n{REPLY}{json.dumps(reply)}\n")  # on a line of its own, whatever came before
+        replies.flush()
+    sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # torch's teardown (about 0.6 s) is not needed
 

@@ -3,6 +3,7 @@ process that runs a page never imports torch (its import and its teardown cost
 about 1.6 s of a page's run), and the facts are torch's own."""
 
 import importlib.metadata
+import os
 import subprocess
 import sys
 
@@ -41,7 +42,7 @@ def test_what_the_harness_asks_of_torch_does_not_import_it_in_the_process_that_a
 
 
 def test_a_process_that_cannot_answer_says_what_to_check(monkeypatch):
-    torch_facts.stop()
+    monkeypatch.setattr(torch_facts, "_proc", [])  # its own process: the worker's shared one stays
     monkeypatch.setattr(torch_facts.sys, "executable", "/bin/false")
     try:
         torch_facts.ask({"facts": True})
@@ -51,3 +52,25 @@ def test_a_process_that_cannot_answer_says_what_to_check(monkeypatch):
         raise AssertionError("expected a RuntimeError")
     finally:
         torch_facts.stop()
+
+
+def test_what_torch_prints_on_stdout_does_not_get_in_the_way(tmp_path, monkeypatch):
+    """A line without its newline on stdout (from torch, or a module imported for the
+    API check) would otherwise be glued to the reply: the process sends it to stderr."""
+    noisy = tmp_path / "sitecustomize.py"
+    noisy.write_text("import sys\nsys.stdout.write('noise without a newline')\nsys.stdout.flush()\n")
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    monkeypatch.setattr(torch_facts, "_proc", [])
+    try:
+        assert torch_facts.ask({"facts": True})["devices"].keys() == {"cuda", "mps", "xpu"}
+    finally:
+        torch_facts.stop()
+
+
+def test_a_name_whose_lookup_fails_is_reported_with_the_error(tmp_path, monkeypatch):
+    (tmp_path / "raises_on_import.py").write_text("raise ValueError('broken on purpose')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert torch_facts._first_missing_or_why(["raises_on_import", "x"]) == (
+        "raises_on_import.x (looking it up raised ValueError: broken on purpose)"
+    )
+    assert torch_facts._first_missing_or_why(["json", "decoder", "nope"]) == "json.decoder.nope"
