@@ -129,7 +129,7 @@ def _fingerprint_without_limits() -> str:
 
     add(torch["torch"], torch["git_version"], torch["cuda"], sys.version, platform.machine(),
         torch["cpu_capability"], machine.cpu_model(), config.torch_mode(),
-        [config.device_available(kind) for kind in DEVICE_MARKS])
+        [torch["devices"][kind] for kind in DEVICE_MARKS])
     add(sorted((k, v) for k, v in os.environ.items() if not k.startswith(VOLATILE_ENVIRONMENT) and k not in VOLATILE_NAMES))
     add(machine.gpu_driver())
     add(sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()))
@@ -192,17 +192,14 @@ def save_output(block: Block, output: str, folder: Path | None = None) -> None:
     path.write_text(output, encoding="utf-8")
 
 
-RUNNABLE_KINDS = ("python", "bash", *DEVICE_MARKS, "excused")
+def _runnable(page: Path) -> list:
+    """The census entries of a page's blocks that a complete run must collect."""
+    return [e for e in classify(page) if e.kind in ("python", "bash", *DEVICE_MARKS, "excused") and e.language in EXECUTED]
 
 
 def runnable_keys() -> set[tuple[str, int]]:
     """(page, line) of every block a complete run must collect."""
-    return {
-        (e.page, e.line)
-        for page in pages()
-        for e in classify(page)
-        if e.kind in RUNNABLE_KINDS and e.language in EXECUTED
-    }
+    return {(e.page, e.line) for page in pages() for e in _runnable(page)}
 
 
 def a_page_left_out(collected_pages: set[str]) -> bool:
@@ -211,12 +208,7 @@ def a_page_left_out(collected_pages: set[str]) -> bool:
     pair says "partial" after reading one other page instead of all of them
     (runnable_keys reads every page: about 0.3 s). A page with no runnable block is
     never collected from, even in a complete run: those are read and pass."""
-    for page in pages():
-        if rel(page) in collected_pages:
-            continue
-        if any(e.kind in RUNNABLE_KINDS and e.language in EXECUTED for e in classify(page)):
-            return True
-    return False
+    return any(rel(page) not in collected_pages and _runnable(page) for page in pages())
 
 
 def drop_stale_outputs(folder: Path | None = None) -> None:

@@ -22,10 +22,9 @@ def gpu_driver() -> list[str]:
         return []
 
 
-
 def machine() -> dict:
     torch = torch_facts.facts()  # asked of torch in a process of its own
-    usable = [kind for kind in DEVICE_MARKS if config.device_available(kind)]
+    usable = [kind for kind in DEVICE_MARKS if torch["devices"][kind]]
     info = {
         "torch": torch["torch"],
         "python": platform.python_version(),

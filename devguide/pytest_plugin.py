@@ -57,11 +57,6 @@ from devguide.config import LANGUAGES, rel
 from devguide.marks import MARKS
 from devguide.run_state import STATE, RunState
 
-
-def cuda_available() -> bool:
-    return config.device_available("cuda")
-
-
 # --------------------------------------------------------------------------- hooks
 
 
@@ -124,7 +119,7 @@ def pytest_sessionstart(session):
             "its version).",
             returncode=4,
         )
-    if config.require_cuda() and not cuda_available():
+    if config.require_cuda() and not config.device_available("cuda"):
         import torch
 
         pytest.exit(

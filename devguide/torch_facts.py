@@ -123,18 +123,11 @@ def _first_missing_or_why(path: list[str]) -> str | None:
 def _facts() -> dict:
     import torch
 
-    from devguide.marks import DEVICE_MARKS
-
-    devices = {}
-    for kind in DEVICE_MARKS:
-        if kind == "cuda":
-            devices[kind] = torch.cuda.is_available()
-        elif kind == "mps":
-            devices[kind] = torch.backends.mps.is_available()
-        elif kind == "xpu":
-            devices[kind] = hasattr(torch, "xpu") and torch.xpu.is_available()
-        else:
-            raise ValueError(f"not a device mark: {kind}")
+    devices = {  # the device marks (devguide.marks.DEVICE_MARKS); any torch 2.x
+        "cuda": torch.cuda.is_available(),
+        "mps": torch.backends.mps.is_available(),
+        "xpu": hasattr(torch, "xpu") and torch.xpu.is_available(),
+    }
     info = {
         "torch": torch.__version__,
         "git_version": torch.version.git_version,
