@@ -565,3 +565,42 @@ def test_the_mode_for_a_preinstalled_torch_runs_the_blocks_and_records_that_torc
     machine = json.loads(census_path.read_text(encoding="utf-8"))["machine"]
     assert machine["torch_mode"] == "any" and machine["torch"] == torch.__version__
     assert machine["accelerator"] == "cpu" and "gpus" not in machine
+
+
+@pytest.mark.parametrize(
+    ("code", "locked"),
+    [
+        ("torchrun --nproc-per-node=1 show_args.py\n", True),
+        ('cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=1"]\n', True),
+        ("python -W ignore::FutureWarning -m torch.distributed.launch --nproc-per-node=1 x.py\n", True),
+        ("torchrun --standalone --nproc-per-node=2 train.py\n", False),
+        ("torchrun --nnodes=1 --master-port=29411 x.py\n", False),
+        ('echo "torchrun exit status: $status"\n', False),
+        ("local_rank = int(os.environ['LOCAL_RANK'])  # set by torchrun\n", False),
+    ],
+)
+def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, locked):
+    """torch before 2.13 gives a torchrun with no port the fixed port 29500: two such
+    blocks in two workers (a page's zh and en twins) collided on a GPU machine."""
+    import threading
+
+    from devguide import runner
+
+    assert bool(runner.DEFAULT_PORT_TORCHRUN.search(code)) is locked
+    if not locked or runner.fcntl is None:
+        return
+    inside, overlap = [], []
+
+    def one():
+        with runner.one_at_a_time({"code": code}):
+            inside.append(1)
+            overlap.append(len(inside))
+            threading.Event().wait(0.05)
+            inside.pop()
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlap == [1, 1, 1]
