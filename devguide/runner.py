@@ -31,35 +31,28 @@ worker, whose CUDA state would be inherited), and neither gives page lines.
 Where ``fork`` is not safe (macOS: Objective-C and Accelerate; Windows has none)
 the zygote starts a fresh interpreter per block instead: slower, same isolation.
 
-This module is the zygote's side: ``python -m devguide.runner`` and the block's
-process. The pytest side -- the handle on the zygote (``running.Zygote``), the
-jobs it is sent and what its replies mean -- is ``devguide.running``; the folders,
-limits and write protection a block gets, ``devguide.sandbox``.
+This module is the zygote's side: ``python -m devguide.runner`` and the block's process.
+The pytest side -- the handle on the zygote (``running.Zygote``), the jobs it is sent and
+what its replies mean -- is ``devguide.running``; the folders, limits and write protection
+a block gets, ``devguide.sandbox``; blocks that run one at a time, ``devguide.ports``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import re
 import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
 
-try:
-    import fcntl
-except ImportError:  # Windows: blocks run one worker's at a time anyway
-    fcntl = None
-
 from devguide import reaper
 from devguide.blocks import Block
 from devguide.config import REPO
+from devguide.ports import one_at_a_time
 from devguide.sandbox import (
     allow_writes_only_beneath,
     fail_on_deprecations,
@@ -249,10 +242,10 @@ def zygote() -> None:
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         job = json.loads(line)
-        # kept until the next job comes (pytest has removed its sandbox by then): if
-        # pytest dies in between, even just after the reply, it is removed here
+        # kept till the next job: if pytest dies first, its sandbox is removed here
         current[:] = [dict(job)]
-        reply = _spawn_and_wait(job, current)
+        with one_at_a_time(job):  # devguide.ports
+            reply = _spawn_and_wait(job, current)
         try:
             print(json.dumps(reply), flush=True)
         except BrokenPipeError:  # pytest died while the block ran (the block killed it?)
@@ -263,35 +256,7 @@ def zygote() -> None:
         pytest_died(job)
 
 
-# A block that starts torchrun with no port and no --standalone: torch before 2.13
-# then listens on the fixed port 29500, so two such blocks in two pytest workers
-# (the zh and en twins) fail with EADDRINUSE (seen on a GPU machine, torch 2.11).
-# Such blocks run one at a time across the workers of a machine.
-DEFAULT_PORT_TORCHRUN = re.compile(
-    r"^(?!.*(--standalone|--master[-_]port|--rdzv[-_]endpoint))"
-    r".*(\btorchrun\s+--|-m\s+torch\.distributed\.(run|launch)\b|\"torch\.distributed\.(run|launch)\")",
-    re.M,
-)
-DEFAULT_PORT_LOCK = Path(tempfile.gettempdir()) / "devguide-torchrun-default-port.lock"
-
-
-@contextlib.contextmanager
-def one_at_a_time(job: dict):
-    """Hold the machine-wide lock while a default-port torchrun block runs (POSIX)."""
-    if fcntl is None or not DEFAULT_PORT_TORCHRUN.search(job["code"]):
-        yield
-        return
-    with open(DEFAULT_PORT_LOCK, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
 def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
-    with one_at_a_time(job):
-        return _spawn_and_wait_now(job, current)
-
-
-def _spawn_and_wait_now(job: dict, current: list[dict]) -> dict:
     start = time.monotonic()
     pid, proc = _spawn(job)
     current[0]["pid"] = pid

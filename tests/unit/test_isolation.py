@@ -584,7 +584,7 @@ def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, 
     blocks in two workers (a page's zh and en twins) collided on a GPU machine."""
     import threading
 
-    from devguide import runner
+    from devguide import ports as runner
 
     assert bool(runner.DEFAULT_PORT_TORCHRUN.search(code)) is locked
     if not locked or runner.fcntl is None:
