@@ -121,15 +121,12 @@ def _fingerprint_without_limits() -> str:
 
     from devguide import torch_facts
 
-    torch = torch_facts.facts()  # asked of torch in a process of its own
     digest = hashlib.sha256()
 
     def add(*parts) -> None:
         digest.update(repr(parts).encode("utf-8"))
 
-    add(torch["torch"], torch["git_version"], torch["cuda"], sys.version, platform.machine(),
-        torch["cpu_capability"], machine.cpu_model(), config.torch_mode(),
-        [torch["devices"][kind] for kind in DEVICE_MARKS])
+    # what this process reads itself first: meanwhile the facts process imports torch
     add(sorted((k, v) for k, v in os.environ.items() if not k.startswith(VOLATILE_ENVIRONMENT) and k not in VOLATILE_NAMES))
     add(machine.gpu_driver())
     add(sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()))
@@ -137,6 +134,10 @@ def _fingerprint_without_limits() -> str:
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
         for path in files:
             add(path.relative_to(root).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest())
+    torch = torch_facts.facts()  # asked of torch in a process of its own
+    add(torch["torch"], torch["git_version"], torch["cuda"], sys.version, platform.machine(),
+        torch["cpu_capability"], machine.cpu_model(), config.torch_mode(),
+        [torch["devices"][kind] for kind in DEVICE_MARKS])
     return digest.hexdigest()
 
 

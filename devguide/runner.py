@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -61,6 +62,9 @@ from devguide.sandbox import (
 
 FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != "0"
 POLL = 0.25  # seconds between memory checks while a block runs
+# torch._dynamo (an optimizer, torch.compile, torch.profiler import it: 1.5 s) is imported
+# before the first block that seems to need it, once; a block missed imports it itself.
+NEEDS_DYNAMO = re.compile(r"\boptim\b|\bcompile\b|_dynamo|_inductor|profiler|\bexport\b|torch\.func\b")
 
 
 # --------------------------------------------------------------------------- the child
@@ -197,12 +201,6 @@ def zygote() -> None:
     import numpy  # noqa: F401
     import torch  # noqa: F401
 
-    # Creating any optimizer imports torch._dynamo (and with it torch._inductor,
-    # which torch.profiler and torch.compile use too): 1.5 to 4 s on 2 cores, paid
-    # by every block that builds one. The import starts no thread, so the forked
-    # children inherit it safely.
-    import torch._dynamo  # noqa: F401
-
     from devguide import running  # noqa: F401 - imported once, not per child
 
     current: list[dict] = []  # the job that runs
@@ -244,6 +242,8 @@ def zygote() -> None:
         job = json.loads(line)
         # kept till the next job: if pytest dies first, its sandbox is removed here
         current[:] = [dict(job)]
+        if NEEDS_DYNAMO.search(job["code"]):
+            import torch._dynamo  # noqa: F401 - see NEEDS_DYNAMO
         with one_at_a_time(job):  # devguide.ports
             reply = _spawn_and_wait(job, current)
         try:

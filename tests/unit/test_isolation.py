@@ -604,3 +604,22 @@ def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, 
     for t in threads:
         t.join()
     assert overlap == [1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        ("opt = torch.optim.SGD(model.parameters(), lr=0.1)\n", True),
+        ("from torch import optim\n", True),
+        ("model = torch.compile(model)\n", True),
+        ("with torch.profiler.profile() as prof:\n    pass\n", True),
+        ("x = torch.randn(3).to(device)\n", False),
+        ("loader = torch.utils.data.DataLoader(data, batch_size=4)\n", False),
+    ],
+)
+def test_the_zygote_imports_dynamo_only_for_blocks_that_seem_to_need_it(code, needs):
+    """Pages without such blocks start their first block 1.5 s sooner; a block the
+    pattern misses imports torch._dynamo itself (every block of make test passes)."""
+    from devguide import runner
+
+    assert bool(runner.NEEDS_DYNAMO.search(code)) is needs
