@@ -307,7 +307,9 @@ def load(path: Path | None = None, prune: bool = True) -> dict | None:
 
 
 def drop_stale_entries(data: dict, path: Path) -> dict:
-    """Entries of pages that are gone, or of lines that hold another fence now, go."""
+    """Entries of pages that are gone, or of lines that hold another fence now, go;
+    an entry whose block only moved (prose added above it: same code, same hash) moves
+    with it to its new line, so a prose edit does not show its page as changed."""
     current = {}
     for page in pages():
         for e in classify(page):
@@ -315,6 +317,8 @@ def drop_stale_entries(data: dict, path: Path) -> dict:
     for nb in notebooks():
         current.update({(rel(nb), n): "notebook" for n in range(1, len(notebook_code_cells(nb)) + 1)})
     kept = [f for f in data["fences"] if current.get((f["page"], f["line"])) == f["kind"]]
+    kept += _moved_entries([f for f in data["fences"] if current.get((f["page"], f["line"])) != f["kind"]],
+                           {(f["page"], f["line"]) for f in kept}, current)
     gone = len(data["fences"]) - len(kept)
     if gone:
         pages_gone = sorted({f["page"] for f in data["fences"]} - {p for p, _ in current})
@@ -325,6 +329,27 @@ def drop_stale_entries(data: dict, path: Path) -> dict:
             stacklevel=3,
         )
     return dict(data, fences=kept)
+
+
+def _moved_entries(unmatched: list[dict], taken: set, current: dict) -> list[dict]:
+    """Unmatched entries whose page still has a fence of the same kind and hash on a
+    line no other entry holds: re-keyed to that line (the first such, in page order)."""
+    moved = []
+    for page in sorted({f["page"] for f in unmatched if f.get("sha")}):
+        path = config.REPO / page
+        if path.suffix != ".md" or not path.exists():
+            continue
+        try:
+            free = [(b.line, block_sha(b)) for b in page_blocks(path) if (page, b.line) not in taken]
+        except DocsError:
+            continue
+        for f in (f for f in unmatched if f["page"] == page and f.get("sha")):
+            for i, (line, sha) in enumerate(free):
+                if sha == f["sha"] and current.get((page, line)) == f["kind"]:
+                    moved.append(dict(f, line=line))
+                    del free[i]
+                    break
+    return moved
 
 
 def schema() -> dict:

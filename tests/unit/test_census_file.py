@@ -55,6 +55,23 @@ def test_entries_of_a_removed_page_are_dropped_with_a_warning(tmp_path):
     assert len(loaded["fences"]) == len(data["fences"]) - 1
 
 
+def test_an_entry_whose_block_only_moved_follows_it_to_its_new_line(tmp_path):
+    """Prose added above a block shifts its line, not its code: the result still holds
+    (the site showed "12 changed since" for a page whose code had not changed)."""
+    data = sources()
+    python = next(f for f in data["fences"] if f["kind"] == "python" and f.get("sha"))
+    data["fences"] = [dict(python, line=python["line"] + 3, status="passed")]
+    path = census.write(data, tmp_path / "validation.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", census.CensusWarning)  # nothing is dropped
+        (moved,) = census.load(path)["fences"]
+    assert (moved["line"], moved["status"]) == (python["line"], "passed")
+    data["fences"] = [dict(python, line=python["line"] + 3, sha="0" * 16)]  # the code changed too
+    path = census.write(data, tmp_path / "validation.json")
+    with pytest.warns(census.CensusWarning, match=r"1 entries no longer match the pages"):
+        assert census.load(path)["fences"] == []
+
+
 def test_the_report_never_links_a_page_that_is_gone(tmp_path, monkeypatch):
     data = sources()
     data["fences"].append(dict(data["fences"][0], page="docs/zh/removed/page.md", status="passed"))
