@@ -136,6 +136,11 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
     python = venvs[packages]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env.update(CUDA_VISIBLE_DEVICES="", PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")  # output up to a hang
+    # several downloads run at once beside the pytest workers: each gets its share of the cores, as blocks do
+    # (sandbox.thread_share). Without it, data-loading's 'wait > step' failed in a fresh clone's CI run:
+    # OpenMP's spinning threads made its four small steps slower than the waits for 32 samples of 10 ms
+    if "OMP_NUM_THREADS" not in env:
+        env["OMP_NUM_THREADS"] = str(max(1, cores() // DOWNLOADS_AT_ONCE))
     # -X faulthandler: a run that hangs is stopped with SIGABRT, and prints where each thread was
     command = [str(python), "-X", "faulthandler", Path(rel).name]
     process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -152,6 +157,11 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
     return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+DOWNLOADS_AT_ONCE = max(2, min(4, cores()))
 DOWNLOAD_TIMEOUT = 300  # seconds; the slowest download takes 28 s alone on a 2-core machine
 
 
@@ -215,7 +225,7 @@ def download_runs(built_site, tmp_path_factory, request):
         m = PIP_INSTALL.search(header_of(scripts[rel]))
         wanted.add(tuple(sorted(m.group(1).split())) if m else ())
     venvs = {packages: make_venv(work / f"venv-{n}", packages) for n, packages in enumerate(sorted(wanted))}
-    with ThreadPoolExecutor(max(2, min(4, os.cpu_count() or 1))) as pool:
+    with ThreadPoolExecutor(DOWNLOADS_AT_ONCE) as pool:
         done |= dict(zip(to_run, pool.map(lambda rel: run_download(built_site, rel, work / "runs", venvs), to_run),
                          strict=True))
     PASSED.parent.mkdir(parents=True, exist_ok=True)
