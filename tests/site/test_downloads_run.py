@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -37,7 +38,7 @@ from pathlib import Path
 
 import pytest
 
-from devguide import census, config, downloads, pages
+from devguide import census, config, downloads, pages, sandbox
 from devguide.blocks import page_blocks
 
 # what a new virtual environment has besides the packages a reader installs
@@ -134,7 +135,17 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
         shutil.copyfile(site / snippet, folder / snippet)  # served at the site's root
     packages = tuple(sorted(PIP_INSTALL.search(header).group(1).split())) if PIP_INSTALL.search(header) else ()
     python = venvs[packages]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    # a reader's fresh shell, as blocks get it (sandbox.ENV_NAMES, ENV_PREFIXES), not this machine's other
+    # variables (a CI's own, pytest's); a HOME and TMPDIR of its own, so downloads running at once share no cache.
+    # TMPDIR is short: multiprocessing puts AF_UNIX sockets there (108 bytes at most), and DataLoader workers
+    # that failed on a TMPDIR under pytest's tmp_path ("AF_UNIX path too long") left their loader waiting
+    env = {k: v for k, v in os.environ.items()
+           if (k in sandbox.ENV_NAMES or k.startswith(sandbox.ENV_PREFIXES))
+           and not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    home = work / f"{folder.name}.home"
+    home.mkdir()
+    temp = tempfile.mkdtemp(prefix="devguide-dl-")
+    env.update(HOME=str(home), TMPDIR=temp)
     env.update(CUDA_VISIBLE_DEVICES="", PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")  # output up to a hang
     # several downloads run at once beside the pytest workers: each gets its share of the cores, as blocks do
     # (sandbox.thread_share). Without it, data-loading's 'wait > step' failed in a fresh clone's CI run:
@@ -154,6 +165,7 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
         return hung
     finally:  # what the run left behind in its session (a server, a worker) is stopped too
         kill_session(process, signal.SIGKILL)
+        shutil.rmtree(temp, ignore_errors=True)
     return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
@@ -173,8 +185,9 @@ def kill_session(process: subprocess.Popen, sig: int) -> None:
 
 
 def stop_hung(process: subprocess.Popen) -> tuple[str, str]:
-    """SIGABRT (faulthandler dumps every thread's stack), then SIGKILL: the output so far."""
-    kill_session(process, signal.SIGABRT)
+    """SIGABRT to the download's process (faulthandler dumps its threads' stacks; its children, sent
+    none, do not mix theirs in), then SIGKILL to its whole session: the output so far."""
+    process.send_signal(signal.SIGABRT)
     try:
         return process.communicate(timeout=15)
     except subprocess.TimeoutExpired:
