@@ -163,10 +163,16 @@ def warning_filters_env() -> str:
     return ",".join(["error::DeprecationWarning", "error::FutureWarning", *ignore])
 
 
+def shell_env() -> dict:
+    """``ENV_NAMES`` and ``ENV_PREFIXES`` of the caller's environment: what a reader's fresh
+    shell has (blocks here, downloaded scripts in tests/site/test_downloads_run.py)."""
+    return {k: v for k, v in os.environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+
+
 def block_env(box: Sandbox) -> dict:
     """The environment a block starts with: ``ENV_NAMES`` and ``ENV_PREFIXES`` of
     the caller's, HOME and TMPDIR in its scratch folder, PWD its working directory."""
-    env = {k: v for k, v in os.environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+    env = shell_env()
     env.update(HOME=str(box.home), TMPDIR=str(box.temp), PWD=str(box.work), PYTHONIOENCODING="utf-8",
                **thread_share())
     return env
@@ -202,8 +208,12 @@ def thread_share() -> dict:
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
     if workers <= 1 or "OMP_NUM_THREADS" in os.environ:
         return {}
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return {"OMP_NUM_THREADS": str(max(1, cores // workers))}
+    return {"OMP_NUM_THREADS": str(max(1, cores() // workers))}
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def block_limits() -> tuple:

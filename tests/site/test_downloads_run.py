@@ -135,13 +135,11 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
         shutil.copyfile(site / snippet, folder / snippet)  # served at the site's root
     packages = tuple(sorted(PIP_INSTALL.search(header).group(1).split())) if PIP_INSTALL.search(header) else ()
     python = venvs[packages]
-    # a reader's fresh shell, as blocks get it (sandbox.ENV_NAMES, ENV_PREFIXES), not this machine's other
+    # a reader's fresh shell, as blocks get it (sandbox.shell_env), not this machine's other
     # variables (a CI's own, pytest's); a HOME and TMPDIR of its own, so downloads running at once share no cache.
     # TMPDIR is short: multiprocessing puts AF_UNIX sockets there (108 bytes at most), and DataLoader workers
     # that failed on a TMPDIR under pytest's tmp_path ("AF_UNIX path too long") left their loader waiting
-    env = {k: v for k, v in os.environ.items()
-           if (k in sandbox.ENV_NAMES or k.startswith(sandbox.ENV_PREFIXES))
-           and not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env = {k: v for k, v in sandbox.shell_env().items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     home = work / f"{folder.name}.home"
     home.mkdir()
     temp = tempfile.mkdtemp(prefix="devguide-dl-")
@@ -151,7 +149,7 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
     # (sandbox.thread_share). Without it, data-loading's 'wait > step' failed in a fresh clone's CI run:
     # OpenMP's spinning threads made its four small steps slower than the waits for 32 samples of 10 ms
     if "OMP_NUM_THREADS" not in env:
-        env["OMP_NUM_THREADS"] = str(max(1, cores() // DOWNLOADS_AT_ONCE))
+        env["OMP_NUM_THREADS"] = str(max(1, sandbox.cores() // DOWNLOADS_AT_ONCE))
     # -X faulthandler: a run that hangs is stopped with SIGABRT, and prints where each thread was
     command = [str(python), "-X", "faulthandler", Path(rel).name]
     process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -169,11 +167,7 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
     return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
-def cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-DOWNLOADS_AT_ONCE = max(2, min(4, cores()))
+DOWNLOADS_AT_ONCE = max(2, min(4, sandbox.cores()))
 DOWNLOAD_TIMEOUT = 300  # seconds; the slowest download takes 28 s alone on a 2-core machine
 
 
