@@ -25,8 +25,8 @@ $(STAMP): pyproject.toml tests/requirements/lock.txt
 	touch $@
 
 # The notebook kernel's "running over TCP without encryption" warning, dropped
-# (devguide/ipython_kernel_config.py says why).
-$(KERNEL_CONFIG): devguide/ipython_kernel_config.py | $(STAMP)
+# (devguide/dev/ipython_kernel_config.py says why).
+$(KERNEL_CONFIG): devguide/dev/ipython_kernel_config.py | $(STAMP)
 	mkdir -p $(@D) && cp $< $@
 
 serve: setup
@@ -36,10 +36,10 @@ build: setup
 	$(PY) -m mkdocs build --strict
 
 # A copy of the site that works from a folder (file://), zipped for download.
-# The shim comes from the npm registry's tarball, checksum pinned (devguide.vendor; no npm needed).
+# The shim comes from the npm registry's tarball, checksum pinned (devguide.dev.vendor; no npm needed).
 SHIM := build/vendor/iframe-worker/shim/index.js
-$(SHIM): devguide/vendor.py | setup
-	$(PY) -m devguide.vendor iframe-worker
+$(SHIM): devguide/dev/vendor.py | setup
+	$(PY) -m devguide.dev.vendor iframe-worker
 	touch $@
 
 # The release job's deploy (.ci/deploy: mike, /<pinned>/ and /<newest>/ = latest)
@@ -63,21 +63,21 @@ offline: setup $(SHIM)
 
 # The whole guide as a PDF per language (build/artifacts/pdf/), printed by the
 # Chromium the site tests drive from the offline build's print pages
-# (devguide/pdf.py). The release job publishes them with the site (.ci/deploy).
+# (devguide/mkdocs_plugin/reader/pdf.py). The release job publishes them with the site (.ci/deploy).
 pdf: offline browser
-	$(PY) -m devguide.pdf build/offline build/artifacts/pdf
+	$(PY) -m devguide.mkdocs_plugin.reader.pdf build/offline build/artifacts/pdf
 
 # The Chromium the site tests drive: found, or installed (apt as root, else
 # Playwright's download), or one message that says what to run.
 browser: setup
-	$(PY) -m devguide.browser
+	$(PY) -m devguide.dev.browser
 
 # axe-core, the accessibility engine the browser tests inject into pages, from
-# the npm registry's tarball with its checksum pinned (devguide/vendor.py;
+# the npm registry's tarball with its checksum pinned (devguide/dev/vendor.py;
 # no npm needed; NPM_CONFIG_REGISTRY names a mirror).
 AXE := build/vendor/axe-core/axe.min.js
-$(AXE): devguide/vendor.py | setup
-	$(PY) -m devguide.vendor axe-core
+$(AXE): devguide/dev/vendor.py | setup
+	$(PY) -m devguide.dev.vendor axe-core
 	touch $@
 
 axe: $(AXE)
@@ -85,7 +85,7 @@ axe: $(AXE)
 # PYTEST_ARGS: extra pytest options, e.g. PYTEST_ARGS=-n0 (one process; the GPU workflow).
 # A block that passed in the last complete run (build/validation.json) and has not
 # changed since -- its code and expected output, torch and every installed package,
-# snippets/, the harness, the environment (devguide.census.reuse_key) -- is not run
+# snippets/, the harness, the environment (devguide.census.file.reuse_key) -- is not run
 # again, and neither are two long re-runs of unchanged work: the plain pytest-codeblocks
 # run of six pages and the real-material search benchmark, each keyed by what it reads
 # (tests/content/test_plain_codeblocks.py, tests/site/test_search.py). The site is
@@ -116,7 +116,7 @@ CUDA_PYTEST_ARGS ?= -n0
 WHEELS ?=
 # The project itself (devguide, with its pytest plugin's entry point) is installed
 # there too, built with the setuptools that any-torch.txt names.
-$(ANY_SITE)/.installed: tests/requirements/any-torch.txt pyproject.toml $(wildcard devguide/*.py devguide/*/*.py devguide/*.json)
+$(ANY_SITE)/.installed: tests/requirements/any-torch.txt pyproject.toml $(shell find devguide -name '*.py' -o -name '*.json')
 	@$(SYSTEM_PYTHON) -c 'import torch' || { echo "make test-cuda: $(SYSTEM_PYTHON) has no torch; name the interpreter that has it: make test-cuda SYSTEM_PYTHON=/path/to/python"; exit 1; }
 	rm -rf $(ANY_SITE)
 	$(SYSTEM_PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --target $(ANY_SITE) \
@@ -217,7 +217,7 @@ bench: setup
 
 lint: setup
 	$(PY) -m ruff check .
-	$(PY) -m devguide.lint
+	$(PY) -m devguide.source.lint
 
 clean:
 	rm -rf build .cache .pytest_cache .ruff_cache

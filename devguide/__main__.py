@@ -19,8 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from devguide import config
-from devguide.parity import page_pair
+from devguide import paths
+from devguide.source.parity import page_pair
 
 
 def run_notebook(path: Path) -> str | None:
@@ -30,10 +30,10 @@ def run_notebook(path: Path) -> str | None:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="devguide-notebook-") as tmp:
-        shutil.copytree(config.REPO / "snippets", Path(tmp) / "snippets")
+        shutil.copytree(paths.REPO / "snippets", Path(tmp) / "snippets")
         done = subprocess.run([sys.executable, str(path)], cwd=tmp, capture_output=True, text=True, timeout=600)
     if done.returncode:
-        return f"{config.rel(path)}: the notebook failed when run as a script:\n{done.stderr[-3000:]}"
+        return f"{paths.rel(path)}: the notebook failed when run as a script:\n{done.stderr[-3000:]}"
     return None
 
 
@@ -59,11 +59,11 @@ def cmd_page(args) -> int:
             pairs.append(pair)
     found: dict[str, list[str]] = {}  # by check: only the checks that applied to some pair
     notebooks = []
-    for paths in pairs:
-        for name, problems in _pair_problems(paths).items():
+    for twins in pairs:
+        for name, problems in _pair_problems(twins).items():
             found.setdefault(name, []).extend(problems)
-        if paths[0].suffix == ".py" and all(p.exists() for p in paths):
-            notebooks += [p for p in map(run_notebook, paths) if p]
+        if twins[0].suffix == ".py" and all(p.exists() for p in twins):
+            notebooks += [p for p in map(run_notebook, twins) if p]
     for problems in [*found.values(), notebooks]:
         for p in problems:
             print(p)
@@ -73,7 +73,7 @@ def cmd_page(args) -> int:
         # the blocks of the pages (identical twins once) and their twin checks, in one process
         blocks = subprocess.run(
             [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *args.pytest],
-            cwd=config.REPO,
+            cwd=paths.REPO,
         ).returncode
     failed = any(found.values()) or bool(notebooks) or bool(blocks)
     print(checks_done(pairs, found, notebooks if any(p[0].suffix == ".py" for p in pairs) else None, blocks))
@@ -82,7 +82,7 @@ def cmd_page(args) -> int:
 
 def checks_done(pairs, found: dict[str, list[str]], notebooks: list[str] | None, blocks: int | None) -> str:
     """The checks this run made, each with its result, and what only make test checks."""
-    names = ", ".join(config.rel(p) for pair in pairs for p in pair)
+    names = ", ".join(paths.rel(p) for pair in pairs for p in pair)
     lines = [f"devguide page checked {names}:"]
     for name, meaning in PAGE_CHECKS:
         if name not in found:
@@ -101,38 +101,38 @@ def checks_done(pairs, found: dict[str, list[str]], notebooks: list[str] | None,
     return "\n".join(lines)
 
 
-def _pair_problems(paths: list[Path]) -> dict[str, list[str]]:
+def _pair_problems(twins: list[Path]) -> dict[str, list[str]]:
     """The problems of one page pair, by the name of the check in PAGE_CHECKS."""
-    from devguide import links, nav, pages, parity
+    from devguide.source import fences, links, nav, parity
 
     found: dict[str, list[str]] = {}
-    found["pages"] = [f"{config.rel(path)}: no such page (write both languages: "
-                      f"{', '.join(config.rel(p) for p in paths)})" for path in paths if not path.exists()]
+    found["pages"] = [f"{paths.rel(path)}: no such page (write both languages: "
+                      f"{', '.join(paths.rel(p) for p in twins)})" for path in twins if not path.exists()]
     if found["pages"]:
         return found
-    found["nav"] = nav.page_problems(paths[0])
-    if paths[0].suffix == ".py":  # a notebook pair: the same code cells, comments aside (its cells run in cmd_page)
-        found["parity"] = parity.parity_problems(*paths)
+    found["nav"] = nav.page_problems(twins[0])
+    if twins[0].suffix == ".py":  # a notebook pair: the same code cells, comments aside (its cells run in cmd_page)
+        found["parity"] = parity.parity_problems(*twins)
         return found
-    found["census"] = [e.problem for path in paths for e in pages.classify(path) if e.problem]
-    found["links"] = [problem for path in paths for problem in links.page_problems(path)]
-    found["parity"] = parity.parity_problems(*paths)
-    from devguide import lint
+    found["census"] = [e.problem for path in twins for e in fences.classify(path) if e.problem]
+    found["links"] = [problem for path in twins for problem in links.page_problems(path)]
+    found["parity"] = parity.parity_problems(*twins)
+    from devguide.source import lint
 
-    found["ruff"] = lint.example_problems(paths)
+    found["ruff"] = lint.example_problems(twins)
     return found
 
 
 def cmd_parity(args) -> int:
-    from devguide import parity
+    from devguide.source import parity
 
     pairs, missing = parity.twins()
     problems = list(missing)
     if args.fix:
-        source_lang = args.source or config.DEFAULT_LANGUAGE
+        source_lang = args.source or paths.DEFAULT_LANGUAGE
         for pair in pairs:
-            source = pair[config.LANGUAGES.index(source_lang)]
-            target = pair[1 - config.LANGUAGES.index(source_lang)]
+            source = pair[paths.LANGUAGES.index(source_lang)]
+            target = pair[1 - paths.LANGUAGES.index(source_lang)]
             if source.suffix == ".md":
                 for line in parity.fix(source, target):
                     print(line)
@@ -145,45 +145,45 @@ def cmd_parity(args) -> int:
 def cmd_census(args) -> int:
     import json
 
-    from devguide import census
+    from devguide.census import file as census
 
     if args.versions:
-        from devguide import results
+        from devguide.census import results
 
         print("\n".join(results.versions_summary()))
         return 0
-    path = Path(args.file or config.VALIDATION_JSON)
+    path = Path(args.file or paths.VALIDATION_JSON)
     try:
         problem = census.validate(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError) as exc:
         problem = str(exc)
-    print(f"{config.rel(path)}: {problem or 'valid'}")
+    print(f"{paths.rel(path)}: {problem or 'valid'}")
     return 1 if problem else 0
 
 
 def cmd_check_site(args) -> int:
-    from devguide import site
+    from devguide.dev import site_check
 
-    broken, external = site.check_site(Path(args.dir or config.SITE))
+    broken, external = site_check.check_site(Path(args.dir or paths.SITE))
     for line in broken + external:
         print(line)
     return 1 if broken or external else 0
 
 
 def cmd_bench(args) -> int:
-    from devguide import bench
+    from devguide.dev import bench
 
     return bench.main([*(["--budgets"] if args.budgets else []), "--page", args.page])
 
 
 def cmd_search_bench(args) -> int:
-    from devguide import searchbench
+    from devguide.dev import searchbench
 
     return searchbench.main(Path(args.site) if args.site else None)
 
 
 def cmd_real_bench(args) -> int:
-    from devguide import realbench
+    from devguide.dev import realbench
 
     return realbench.main(Path(args.site) if args.site else None)
 
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_page)
     p = sub.add_parser("parity", help="zh/en agreement")
     p.add_argument("--fix", action="store_true", help="copy code and outputs to the twin")
-    p.add_argument("--from", dest="source", choices=config.LANGUAGES, help="the language to copy from")
+    p.add_argument("--from", dest="source", choices=paths.LANGUAGES, help="the language to copy from")
     p.set_defaults(func=cmd_parity)
     p = sub.add_parser("census", help="validate a census file")
     p.add_argument("file", nargs="?")

@@ -5,28 +5,29 @@ pytest-codeblocks silently ignores ```py, ```python title=…, ~~~python and
 unknown languages; this test is what makes such a fence fail instead.
 """
 
-from devguide import config, pages
-from devguide.blocks import page_blocks
-from devguide.marks import DEVICE_MARKS
+from devguide import paths
+from devguide.source import fences
+from devguide.source.blocks import page_blocks
+from devguide.source.marks import DEVICE_MARKS
 
 
 def test_no_fence_is_silently_ignored():
-    problems = [e.problem for page in pages.pages() for e in pages.classify(page) if e.problem]
+    problems = [e.problem for page in fences.pages() for e in fences.classify(page) if e.problem]
     assert not problems, "fences the harness would not run:\n" + "\n".join(problems)
 
 
 def test_census_agrees_with_pytest_codeblocks_extraction():
     """Every block the census counts as runnable is one pytest-codeblocks extracts."""
-    for page in pages.pages():
+    for page in fences.pages():
         counted = {
             e.line
-            for e in pages.classify(page)
-            if e.language in pages.EXECUTED
+            for e in fences.classify(page)
+            if e.language in fences.EXECUTED
             and e.kind in ("python", "bash", *DEVICE_MARKS, "excused")
         }
         extracted = {b.line for b in page_blocks(page)}
         assert counted == extracted, (
-            f"{config.rel(page)}: census lines {sorted(counted - extracted)} not extracted, "
+            f"{paths.rel(page)}: census lines {sorted(counted - extracted)} not extracted, "
             f"extracted lines {sorted(extracted - counted)} not in the census"
         )
 
@@ -34,8 +35,8 @@ def test_census_agrees_with_pytest_codeblocks_extraction():
 def test_every_page_runs_something_on_cpu():
     """A page whose every block is excused or device-only proves nothing in CI."""
     idle = []
-    for page in pages.pages():
-        kinds = {e.kind for e in pages.classify(page)}
+    for page in fences.pages():
+        kinds = {e.kind for e in fences.classify(page)}
         if kinds & {"excused", *DEVICE_MARKS} and not kinds & {"python", "bash"}:
-            idle.append(config.rel(page))
+            idle.append(paths.rel(page))
     assert not idle, "pages with no block run on CPU: " + ", ".join(idle)

@@ -2,11 +2,12 @@
 
 A title missing from ``nav_translations`` silently shows the Chinese title in
 the English navigation; the site tier also checks the built English nav. The
-rules live in ``devguide.nav``, which ``python -m devguide page`` applies to one
+rules live in ``devguide.source.nav``, which ``python -m devguide page`` applies to one
 page pair.
 """
 
-from devguide import config, nav, pages
+from devguide import paths
+from devguide.source import fences, nav
 
 
 def test_every_title_is_translated():
@@ -20,8 +21,8 @@ def test_every_page_is_in_the_nav():
     does not list one)."""
     cfg = nav.mkdocs_yml()
     listed = {path for _, path in nav.nav_entries(cfg["nav"]) if path}
-    default = config.DOCS / config.DEFAULT_LANGUAGE
-    own = {p.relative_to(default).as_posix() for p in [*pages.pages(), *pages.notebooks()] if p.is_relative_to(default)}
+    default = paths.DOCS / paths.DEFAULT_LANGUAGE
+    own = {p.relative_to(default).as_posix() for p in [*fences.pages(), *fences.notebooks()] if p.is_relative_to(default)}
     own = {p for p in own if not nav.hidden(cfg, p)}
     assert not own - listed, f"pages missing from nav in mkdocs.yml: {sorted(own - listed)}"
     assert not listed - own, f"nav entries with no page: {sorted(listed - own)}"
@@ -30,7 +31,7 @@ def test_every_page_is_in_the_nav():
 def test_one_page_pair_is_checked_against_the_nav():
     """What `devguide page` says of a page pair: planted in a copy of mkdocs.yml's nav."""
     cfg = nav.mkdocs_yml()
-    page = config.DOCS / "en" / "getting-started" / "index.md"
+    page = paths.DOCS / "en" / "getting-started" / "index.md"
     assert nav.page_problems(page, cfg) == []
     missing = dict(cfg, nav=[e for e in cfg["nav"] if "index.md" != e and not (isinstance(e, dict) and "入门" in e)])
     (problem,) = nav.page_problems(page, missing)

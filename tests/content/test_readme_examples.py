@@ -3,14 +3,14 @@
 A newcomer copies ``pytest -n0 "docs/en/getting-started/index.md::line 53"``
 from the README; when the page changes and its blocks move, the example must
 move with it, or the first command they try answers "not found". The id of a
-block is its page and the line of its opening fence (``devguide.collection``:
+block is its page and the line of its opening fence (``devguide.pytest_plugin.page_items``:
 ``line {block.line}``); ``twin`` is every page's twin check.
 """
 
 import re
 
-from devguide import config
-from devguide.blocks import page_blocks
+from devguide import paths
+from devguide.source.blocks import page_blocks
 
 DOCUMENTS = ("README.md", "CONTRIBUTING.md", "CONTRIBUTING.zh.md")
 TEST_ID = re.compile(r"(docs/[\w./-]+\.md)::(line \d+|twin|[\w ]+)")
@@ -23,7 +23,7 @@ def example_ids(text: str) -> list[tuple[str, str]]:
 
 def id_problems(page: str, name: str) -> str | None:
     """Why ``page::name`` is not an id pytest collects, or None."""
-    path = config.REPO / page
+    path = paths.REPO / page
     if not path.exists():
         return f"{page}: no such page"
     if name == "twin":
@@ -37,7 +37,7 @@ def id_problems(page: str, name: str) -> str | None:
 def test_the_example_ids_are_collected():
     problems, seen = [], 0
     for document in DOCUMENTS:
-        for page, name in example_ids((config.REPO / document).read_text(encoding="utf-8")):
+        for page, name in example_ids((paths.REPO / document).read_text(encoding="utf-8")):
             seen += 1
             problem = id_problems(page, name)
             if problem:

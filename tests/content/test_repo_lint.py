@@ -4,13 +4,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from devguide import config, links, lint, pages
+from devguide import paths
+from devguide.source import fences, links, lint
 
 BIN = Path(sys.executable).parent
-WORKFLOWS = sorted((config.REPO / ".github" / "workflows").glob("*.yml"))
+WORKFLOWS = sorted((paths.REPO / ".github" / "workflows").glob("*.yml"))
 
 
-def run(*cmd, cwd=config.REPO):
+def run(*cmd, cwd=paths.REPO):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
@@ -36,10 +37,10 @@ def test_page_examples_are_ruff_clean():
 
 
 def test_links_in_the_pages_resolve_without_a_build():
-    problems = [p for page in pages.pages() for p in links.page_problems(page)]
+    problems = [p for page in fences.pages() for p in links.page_problems(page)]
     assert not problems, "\n".join(problems)
 
 
 def test_notebooks_link_to_built_pages():
-    problems = [p for nb in pages.notebooks() for p in links.notebook_problems(nb)]
+    problems = [p for nb in fences.notebooks() for p in links.notebook_problems(nb)]
     assert not problems, "\n".join(problems)

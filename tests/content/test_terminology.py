@@ -25,8 +25,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from devguide import config, pages
-from devguide.comments import comment_texts
+from devguide import paths
+from devguide.source import fences
+from devguide.source.comments import comment_texts
 
 CHINESE = "zh"
 GLOSSARY = Path(CHINESE) / "reference" / "glossary.md"
@@ -75,7 +76,7 @@ def rejected_synonyms(docs: Path) -> dict[str, Synonym]:
         if not m:
             continue
         term = re.sub(r"（.*?）", "", m.group("term")).strip()
-        where = f"{config.rel(glossary)}:{number}"
+        where = f"{paths.rel(glossary)}:{number}"
         for word in (w.strip() for w in m.group("synonyms").split("、")):
             assert word, f"{where}: an empty synonym after 不用："
             assert word not in found, f"{where}: {word} is already rejected at {found[word].where}"
@@ -98,7 +99,7 @@ def prose(text: str) -> str:
 def page_prose(page: Path) -> list[str]:
     """The page's lines, fenced blocks blanked, then the rest reduced to prose."""
     lines = page.read_text(encoding="utf-8").splitlines()
-    for fence in pages.scan_fences(page):
+    for fence in fences.scan_fences(page):
         for number in range(fence.line, fence.end + 1):
             lines[number - 1] = ""
     return prose("\n".join(lines)).split("\n")
@@ -120,7 +121,7 @@ def notebook_prose(notebook: Path) -> list[str]:
 
 def chinese_sources(docs: Path) -> list[Path]:
     root = docs / CHINESE
-    return [p for p in [*pages.pages(docs), *pages.notebooks(docs)] if p.is_relative_to(root)]
+    return [p for p in [*fences.pages(docs), *fences.notebooks(docs)] if p.is_relative_to(root)]
 
 
 def prose_lines(docs: Path):
@@ -128,7 +129,7 @@ def prose_lines(docs: Path):
     for source in chinese_sources(docs):
         lines = notebook_prose(source) if source.suffix == ".py" else page_prose(source)
         for number, line in enumerate(lines, 1):
-            yield f"{config.rel(source)}:{number}", line
+            yield f"{paths.rel(source)}:{number}", line
 
 
 def notebook_code_cells(notebook: Path) -> list[tuple[int, str]]:
@@ -154,11 +155,11 @@ def comment_lines(docs: Path):
             blocks = [(first, code, "python") for first, code in notebook_code_cells(source)]
         else:
             blocks = [
-                (f.line + 1, f.code, f.language) for f in pages.scan_fences(source) if f.language in pages.EXECUTED
+                (f.line + 1, f.code, f.language) for f in fences.scan_fences(source) if f.language in fences.EXECUTED
             ]
         for first, code, language in blocks:
             for line, comment in comment_texts(code, language):
-                yield f"{config.rel(source)}:{first + line - 1}", comment
+                yield f"{paths.rel(source)}:{first + line - 1}", comment
 
 
 def chinese_text(docs: Path):
@@ -192,7 +193,7 @@ def problems(docs: Path) -> list[str]:
 
 def unused_terms(docs: Path) -> list[str]:
     """glossary:line for each term that rejects synonyms but appears on no other Chinese page."""
-    glossary = config.rel(docs / GLOSSARY)
+    glossary = paths.rel(docs / GLOSSARY)
     written = "\n".join(
         line for where, line in prose_lines(docs) if not where.startswith(f"{glossary}:")
     )
@@ -252,7 +253,7 @@ def plant(tmp_path, text: str):
 
 
 def test_chinese_prose_quotes_with_chinese_marks():
-    found = ascii_quotes(config.DOCS)
+    found = ascii_quotes(paths.DOCS)
     assert not found, "ASCII quotes in Chinese prose:\n" + "\n".join(found)
 
 
@@ -262,12 +263,12 @@ def test_a_planted_ascii_quote_is_caught(tmp_path):
         '这叫"未知词"。\n\n`"引号"` 在代码里可以。\n'
     ))
     assert ascii_quotes(tmp_path / "docs") == [
-        f"{config.rel(page)}:7: write “…” instead of \"…\" in Chinese prose"
+        f"{paths.rel(page)}:7: write “…” instead of \"…\" in Chinese prose"
     ]
 
 
 def test_chinese_emphasis_is_bold():
-    found = italic_emphasis(config.DOCS)
+    found = italic_emphasis(paths.DOCS)
     assert not found, "italic emphasis in Chinese prose:\n" + "\n".join(found)
 
 
@@ -277,7 +278,7 @@ def test_a_planted_italic_is_caught(tmp_path):
         "时间花在*哪里*，只管_全局_生成器，snake_case_名字不算。\n\n"
         "```python\nx = 1  # *斜体*\n```\n"
     ))
-    where = f"{config.rel(page)}:5"
+    where = f"{paths.rel(page)}:5"
     assert italic_emphasis(tmp_path / "docs") == [
         f"{where}: write **哪里** instead of *哪里* (Chinese has no italic: emphasis is bold)",
         f"{where}: write **全局** instead of _全局_ (Chinese has no italic: emphasis is bold)",
@@ -285,7 +286,7 @@ def test_a_planted_italic_is_caught(tmp_path):
 
 
 def test_chinese_quotes_sit_against_chinese_text():
-    found = spaced_quotes(config.DOCS)
+    found = spaced_quotes(paths.DOCS)
     assert not found, "spaces around “ ” in Chinese prose:\n" + "\n".join(found)
 
 
@@ -294,7 +295,7 @@ def test_a_planted_spaced_quote_is_caught(tmp_path):
         "# 标题\n\n报错里“reserved by PyTorch”的数字；`nvidia-smi` 的“CUDA Version”列。\n\n"
         "报错里 “reserved by PyTorch” 的数字。\n"
     ))
-    where = f"{config.rel(page)}:5"
+    where = f"{paths.rel(page)}:5"
     suffix = "(no space between “ ” and the Chinese text around them)"
     assert spaced_quotes(tmp_path / "docs") == [
         f"{where}: write 里“ instead of 里 “ {suffix}",
@@ -303,7 +304,7 @@ def test_a_planted_spaced_quote_is_caught(tmp_path):
 
 
 def test_chinese_prose_writes_kaobei_for_data_copies():
-    found = data_copies(config.DOCS)
+    found = data_copies(paths.DOCS)
     assert not found, "复制 for a copy of data in Chinese prose:\n" + "\n".join(found)
 
 
@@ -313,17 +314,17 @@ def test_a_planted_data_copy_is_caught(tmp_path):
         "先把张量复制到 GPU，再异步复制回来。\n\n"
         "`复制到` 在代码里可以。\n\n```python\nx = \"复制到\"  # 复制到 GPU\n```\n"
     ))
-    where = f"{config.rel(page)}:5"
+    where = f"{paths.rel(page)}:5"
     assert data_copies(tmp_path / "docs") == [
         f"{where}: write 拷贝到 instead of 复制到 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
         f"{where}: write 异步拷贝 instead of 异步复制 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
         # the code's comment is Chinese text too; its string is code
-        f"{config.rel(page)}:10: write 拷贝到 instead of 复制到 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
+        f"{paths.rel(page)}:10: write 拷贝到 instead of 复制到 (拷贝 for copies of data, 复制 for code and text: {GLOSSARY})",
     ]
 
 
 def test_the_glossary_rejects_synonyms():
-    synonyms = rejected_synonyms(config.DOCS)
+    synonyms = rejected_synonyms(paths.DOCS)
     assert synonyms, f"{GLOSSARY}: no term lists its synonyms (a cell like 内核<br>不用：核函数)"
     terms = {s.term for s in synonyms.values()}
     clash = sorted(terms & set(synonyms))
@@ -331,12 +332,12 @@ def test_the_glossary_rejects_synonyms():
 
 
 def test_chinese_prose_writes_the_glossary_terms():
-    found = problems(config.DOCS)
+    found = problems(paths.DOCS)
     assert not found, "rejected synonyms in Chinese prose:\n" + "\n".join(found)
 
 
 def test_the_glossary_terms_are_the_pages_terms():
-    found = unused_terms(config.DOCS)
+    found = unused_terms(paths.DOCS)
     assert not found, "glossary terms no page uses:\n" + "\n".join(found)
 
 
@@ -354,7 +355,7 @@ def test_an_english_synonym_counts_only_in_running_chinese(tmp_path):
         "异常的 traceback 会留住张量，`[rankN]:` traceback 里也一样，见tracebacks。\n",
         encoding="utf-8",
     )
-    where, glossary = f"{config.rel(page)}:5", f"{config.rel(docs / GLOSSARY)}:5"
+    where, glossary = f"{paths.rel(page)}:5", f"{paths.rel(docs / GLOSSARY)}:5"
     assert problems(docs) == [
         f"{where}: write 回溯 instead of traceback (one word per concept: {glossary})"
     ]
@@ -370,7 +371,7 @@ def test_a_planted_synonym_is_caught(tmp_path):
     and only there (not in the code itself, inline code, link targets, HTML comments)."""
     docs = tmp_path / "docs"
     (docs / GLOSSARY).parent.mkdir(parents=True)
-    (docs / GLOSSARY).write_text((config.DOCS / GLOSSARY).read_text(encoding="utf-8"), encoding="utf-8")
+    (docs / GLOSSARY).write_text((paths.DOCS / GLOSSARY).read_text(encoding="utf-8"), encoding="utf-8")
     synonyms = rejected_synonyms(docs)
     page = docs / CHINESE / "planted.md"
     planted = "".join(f"第 {i} 行写了{word}。\n" for i, word in enumerate(synonyms))
@@ -389,18 +390,18 @@ def test_a_planted_synonym_is_caught(tmp_path):
 
     found = problems(docs)
     expected = [
-        f"{config.rel(page)}:{3 + i}: write {s.term} instead of {word} "
+        f"{paths.rel(page)}:{3 + i}: write {s.term} instead of {word} "
         f"(one word per concept: {s.where})"
         for i, (word, s) in enumerate(synonyms.items())
     ]
     kernel = synonyms["核函数"]
     expected.append(  # the comment of the page's code block, not its string
-        f"{config.rel(page)}:{3 + len(synonyms) + 5}: write {kernel.term} instead of 核函数 "
+        f"{paths.rel(page)}:{3 + len(synonyms) + 5}: write {kernel.term} instead of 核函数 "
         f"(one word per concept: {kernel.where})"
     )
     for line in (2, 5):  # the notebook's Markdown cell and its code cell's comment
         expected.append(
-            f"{config.rel(notebook)}:{line}: write {synonym.term} instead of {word} "
+            f"{paths.rel(notebook)}:{line}: write {synonym.term} instead of {word} "
             f"(one word per concept: {synonym.where})"
         )
     assert sorted(found) == sorted(expected)

@@ -5,7 +5,7 @@ the normal run checks a sample (test_browser.py)."""
 
 import pytest
 
-from devguide import axe
+from devguide.dev import axe
 
 
 @pytest.mark.parametrize("path", axe.site_paths())

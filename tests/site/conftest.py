@@ -17,11 +17,13 @@ from urllib.parse import urlsplit
 import pytest
 from filelock import FileLock
 
-from devguide import axe, config, site
-from devguide.browser import HELP, find_chromium
+from devguide import paths
+from devguide.dev import axe
+from devguide.dev import site_check as site_checks
+from devguide.dev.browser import HELP, find_chromium
 
-OFFLINE_LOG = config.BUILD / "artifacts" / "offline-build.log"
-BUILD_LOG = config.BUILD / "artifacts" / "site-build.log"  # a failed build's problems
+OFFLINE_LOG = paths.BUILD / "artifacts" / "offline-build.log"
+BUILD_LOG = paths.BUILD / "artifacts" / "site-build.log"  # a failed build's problems
 
 
 def _shared(request, tmp_path_factory) -> Path:
@@ -48,7 +50,7 @@ def built_site(request, tmp_path_factory):
     with FileLock(shared / "site-build.lock"):
         if not stamp.exists():
             try:
-                done = site.build_site()
+                done = site_checks.build_site()
             except Exception as exc:  # noqa: BLE001 - e.g. the build's time limit: the others must not build again
                 ok, log = False, f"{type(exc).__name__}: {exc}"
             else:
@@ -68,9 +70,9 @@ def built_site(request, tmp_path_factory):
         BUILD_LOG.write_text(result["log"] + "\n", encoding="utf-8")
         lines = result["log"].splitlines()
         more = f"\n… {len(lines) - 5} more lines" if len(lines) > 5 else ""
-        pytest.fail(f"mkdocs build --strict failed (the whole log: {config.rel(BUILD_LOG)}):\n"
+        pytest.fail(f"mkdocs build --strict failed (the whole log: {paths.rel(BUILD_LOG)}):\n"
                     + "\n".join(lines[:5]) + more, pytrace=False)
-    return config.SITE
+    return paths.SITE
 
 
 def _start_offline_build(shared: Path) -> None:
@@ -80,7 +82,7 @@ def _start_offline_build(shared: Path) -> None:
     subprocess.Popen(
         ["bash", "-c", 'make offline >"$1" 2>&1; echo $? >"$2.tmp" && mv "$2.tmp" "$2"', "offline",
          str(OFFLINE_LOG), str(shared / "offline-build.status")],
-        cwd=config.REPO,  # in pytest's process group: Ctrl-C stops it too
+        cwd=paths.REPO,  # in pytest's process group: Ctrl-C stops it too
     )
     (shared / "offline-build.started").touch()
 
@@ -94,38 +96,38 @@ def offline_site(built_site, request, tmp_path_factory):
     status = shared / "offline-build.status"
     deadline = time.monotonic() + 900
     while not status.exists():
-        assert time.monotonic() < deadline, f"`make offline` did not finish in 900 s (log: {config.rel(OFFLINE_LOG)})"
+        assert time.monotonic() < deadline, f"`make offline` did not finish in 900 s (log: {paths.rel(OFFLINE_LOG)})"
         time.sleep(0.2)
     output = OFFLINE_LOG.read_text(encoding="utf-8")
-    assert status.read_text().strip() == "0", f"`make offline` failed (log: {config.rel(OFFLINE_LOG)}):\n{output[-6000:]}"
-    assert (config.BUILD / "artifacts" / "pytorch-device-guide-offline.zip").exists()
-    return config.BUILD / "offline"
+    assert status.read_text().strip() == "0", f"`make offline` failed (log: {paths.rel(OFFLINE_LOG)}):\n{output[-6000:]}"
+    assert (paths.BUILD / "artifacts" / "pytorch-device-guide-offline.zip").exists()
+    return paths.BUILD / "offline"
 
 
 @pytest.fixture(scope="session")
 def site_check(built_site):
     """(broken links, external requests) of the built site: one pass over its HTML
     (the print pages make it about 2.5 s) for the tests that read either."""
-    return site.check_site(built_site)
+    return site_checks.check_site(built_site)
 
 
 @pytest.fixture(scope="session")
 def server(built_site):
-    with site.serve(built_site) as url:
+    with site_checks.serve(built_site) as url:
         yield url
 
 
 @pytest.fixture(scope="session")
 def browser():
     if not find_chromium():
-        message = HELP.format(why="none found by devguide.browser")
+        message = HELP.format(why="none found by devguide.dev.browser")
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        chromium = site.launch(p)
+        chromium = site_checks.launch(p)
         yield chromium
         chromium.close()
 
@@ -226,7 +228,7 @@ def page(shared_tab, server):
 def axe_source():
     """axe-core's script, unpacked from the npm registry by make (build/vendor/)."""
     if not axe.AXE.exists():
-        message = f"{config.rel(axe.AXE)} not found: `make axe` (part of make test) unpacks axe-core {axe.VERSION} from the npm registry"
+        message = f"{paths.rel(axe.AXE)} not found: `make axe` (part of make test) unpacks axe-core {axe.VERSION} from the npm registry"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)

@@ -12,10 +12,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from devguide import config
-from devguide.axe import axe_violations
+from devguide import paths
+from devguide.dev.axe import axe_violations
 
-ARTIFACTS = config.REPO / "build" / "artifacts"
+ARTIFACTS = paths.REPO / "build" / "artifacts"
 
 
 @pytest.mark.parametrize("path,lang,title", [("/", "zh-Hans", "PyTorch 设备指南"), ("/en/", "en", "PyTorch Device Guide")])
@@ -42,11 +42,11 @@ def test_language_switcher_keeps_page_and_anchor(page, server, start, target):
 FIRST_LOAD_BUDGET = 500_000  # bytes, uncompressed (issue #8: first page load ≤ 500 KB)
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_first_load_is_light_and_the_search_index_follows_intent(page, server, lang):
     """The home page loads within the budget without the search index; the index
     (its own language's) is requested as soon as the reader goes for the search box."""
-    home = server + "/" + config.url_prefix(lang)
+    home = server + "/" + paths.url_prefix(lang)
     loaded = {}
     page.on("response", lambda r: loaded.setdefault(r.url, len(r.body()) if r.ok else 0))
     page.goto(home, wait_until="networkidle")
@@ -55,7 +55,7 @@ def test_first_load_is_light_and_the_search_index_follows_intent(page, server, l
     total = sum(loaded.values())
     heaviest = sorted(loaded.items(), key=lambda kv: -kv[1])[:5]
     assert total <= FIRST_LOAD_BUDGET, f"first load of {home} is {total} bytes; heaviest: {heaviest}"
-    own = server + "/" + config.url_prefix(lang) + "search/search_index.json"
+    own = server + "/" + paths.url_prefix(lang) + "search/search_index.json"
     with page.expect_response(lambda r: "search_index" in r.url) as response:
         page.locator("input.md-search__input").hover()
     assert response.value.url == own and response.value.ok
@@ -132,7 +132,7 @@ def test_download_this_pages_code(page, server, path, name):
         button.click()
     download = info.value
     assert download.suggested_filename == name
-    served = config.SITE / urlsplit(download.url).path.lstrip("/")
+    served = paths.SITE / urlsplit(download.url).path.lstrip("/")
     with open(download.path(), encoding="utf-8") as got:
         assert got.read() == served.read_text(encoding="utf-8")
     report = page.locator("a.reader-report")
@@ -154,8 +154,8 @@ def test_the_notebook_tools_leave_the_notebook_its_width(page, server):
 def test_the_report_fits_the_screen(page, server, width):
     """No sideways scrolling of the validation report, on a desktop or a phone."""
     page.set_viewport_size({"width": width, "height": 900})
-    for lang in config.LANGUAGES:
-        page.goto(server + "/" + config.url_prefix(lang) + "validation/")
+    for lang in paths.LANGUAGES:
+        page.goto(server + "/" + paths.url_prefix(lang) + "validation/")
         wide = page.evaluate("""() => [document.documentElement, ...document.querySelectorAll('article table, article pre')]
             .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.tagName + '.' + e.className)""")
         assert not wide, f"{lang} report at {width} px scrolls sideways: {wide}"
@@ -205,11 +205,11 @@ def test_a_missing_english_page_gets_the_english_404_page(page, server, built_si
     assert page.locator("article h1").inner_text().strip() == "404 - Page not found"
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_an_old_error_reference_anchor_opens_its_entry(page, server, lang):
     """The error reference was one page: /reference/errors/#anchor, linked from
     elsewhere, opens the entry on its family page."""
-    prefix = "/" + config.url_prefix(lang)
+    prefix = "/" + paths.url_prefix(lang)
     page.goto(f"{server}{prefix}reference/errors/#expected-all-tensors-same-device")
     page.wait_for_url(f"**{prefix}reference/errors/devices/#expected-all-tensors-same-device", timeout=10_000)
     assert page.locator("[id='expected-all-tensors-same-device']").count() == 1

@@ -38,8 +38,12 @@ from pathlib import Path
 
 import pytest
 
-from devguide import census, config, downloads, pages, sandbox
-from devguide.blocks import page_blocks
+from devguide import paths
+from devguide.census import file as census
+from devguide.mkdocs_plugin.reader import downloads
+from devguide.run import sandbox
+from devguide.source import fences
+from devguide.source.blocks import page_blocks
 
 # what a new virtual environment has besides the packages a reader installs
 VENV_TOOLS = ("pip", "setuptools")
@@ -51,9 +55,9 @@ SNIPPET = re.compile(r"^#\s+(snippets/[\w./-]+\.py)[:：]", re.M)
 
 def downloaded_sources() -> list[Path]:
     """Every page that offers its code as a download, and every notebook."""
-    home = {config.DOCS / lang / "index.md" for lang in config.LANGUAGES}
-    found = [p for p in pages.pages() if p not in home and page_blocks(p)]
-    return found + list(pages.notebooks())
+    home = {paths.DOCS / lang / "index.md" for lang in paths.LANGUAGES}
+    found = [p for p in fences.pages() if p not in home and page_blocks(p)]
+    return found + list(fences.notebooks())
 
 
 SOURCES = downloaded_sources()
@@ -241,7 +245,7 @@ def download_runs(built_site, tmp_path_factory, request):
     return {rel: (first[code_key(script)], done[first[code_key(script)]]) for rel, script in scripts.items()}
 
 
-PASSED = config.BUILD / "downloads-passed.json"  # run keys of the downloads that ran green
+PASSED = paths.BUILD / "downloads-passed.json"  # run keys of the downloads that ran green
 REUSED = subprocess.CompletedProcess([], 0, "", "")  # a pass this run stands on
 
 
@@ -254,7 +258,7 @@ def run_key(site: Path, script: str) -> str:
     return digest.hexdigest()
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=config.rel)
+@pytest.mark.parametrize("source", SOURCES, ids=paths.rel)
 def test_a_download_runs_in_an_empty_folder(download_runs, source):
     ran_as, done = download_runs[served(source)]
     if getattr(done, "first_hang", None):
@@ -275,7 +279,7 @@ def test_the_empty_folder_has_only_what_the_header_names(tmp_path):
     assert done.stdout.split() == ["True", "True"]
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=config.rel)
+@pytest.mark.parametrize("source", SOURCES, ids=paths.rel)
 def test_a_download_cannot_shadow_a_module(source):
     """Run in its own folder, a file named like a module (``numpy.py``) is what
     ``import numpy`` finds. A name with a "-" is no module name; any other name

@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from devguide import config, site
+from devguide import paths
+from devguide.dev import site_check
 
 
 @pytest.fixture
@@ -33,9 +34,9 @@ def test_offline_pages_and_language_switcher(file_page, offline_site):
 
 @pytest.mark.parametrize("lang,query,expected", [("zh", "锁页内存", "async/pinned-memory.html"), ("en", "pinned memory", "async/pinned-memory.html")])
 def test_offline_search(file_page, offline_site, lang, query, expected):
-    root = offline_site / config.url_prefix(lang)
+    root = offline_site / paths.url_prefix(lang)
     file_page.goto((root / "index.html").as_uri())
-    hrefs, _ = site.search(file_page, query)
+    hrefs, _ = site_check.search(file_page, query)
     top = [h.split("#")[0].split("?")[0].removeprefix(root.as_uri() + "/") for h in hrefs[:3]]
     assert expected in top, f"offline {lang} search for {query!r}: top three were {top}"
 
@@ -44,11 +45,11 @@ def test_offline_links_resolve_and_downloads_are_there(offline_site):
     """Links and anchors work from the folder (pages are ….html files there, notebook
     links included), and the readers' files come along: each page's code and
     Markdown, llms.txt, the print page."""
-    broken, external = site.check_site(offline_site)
+    broken, external = site_check.check_site(offline_site)
     assert not broken, "broken links in the offline copy:\n" + "\n".join(broken)
     assert not external
-    for lang in config.LANGUAGES:
-        root = offline_site / config.url_prefix(lang)
+    for lang in paths.LANGUAGES:
+        root = offline_site / paths.url_prefix(lang)
         for name in ("print.html", "llms.txt", "devices/devices-moving.py", "devices/moving.md",
                      "getting-started/getting-started-device-tour.ipynb"):
             assert (root / name).is_file(), root / name
@@ -59,7 +60,7 @@ def test_offline_links_open_pages_not_folders(offline_site):
     every link between pages of the offline copy names its file (….html)."""
     folders = []
     for path in offline_site.rglob("*.html"):
-        for _, tag, _attr, url in site.parse(path).links:
+        for _, tag, _attr, url in site_check.parse(path).links:
             parts = urlsplit(url)
             if tag != "a" or parts.scheme or url.startswith(("//", "#", "mailto:", "javascript:", "data:")) or not parts.path:
                 continue
@@ -68,10 +69,10 @@ def test_offline_links_open_pages_not_folders(offline_site):
     assert not folders, f"{len(folders)} links to folders in the offline copy, e.g.:\n" + "\n".join(folders[:10])
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_offline_navigation_opens_pages(file_page, offline_site, lang):
     """A click in the navigation of the offline copy opens the page (its title), from the home page."""
-    root = offline_site / config.url_prefix(lang)
+    root = offline_site / paths.url_prefix(lang)
     file_page.goto((root / "index.html").as_uri())
     link = file_page.locator(".md-nav--primary a.md-nav__link[href$='devices/moving.html']").first
     link.evaluate("a => a.click()")
@@ -82,21 +83,22 @@ def test_offline_navigation_opens_pages(file_page, offline_site, lang):
 @pytest.fixture(scope="session")
 def pdfs(offline_site, browser, tmp_path_factory):
     """The PDF of each language, made as `make pdf` makes them (from the offline copy)."""
-    from devguide import pdf
+    from devguide.mkdocs_plugin.reader import pdf
 
     return pdf.make(offline_site, tmp_path_factory.mktemp("pdf"), browser=browser)
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_pdf_holds_every_page_with_its_links_on_the_site(pdfs, lang):
     """Each language's PDF: a PDF, a sheet at least per page of the guide (each page
     starts on a new one), and no link into the folder it was printed from."""
-    from devguide import pages, pdf
+    from devguide.mkdocs_plugin.reader import pdf
+    from devguide.source import fences
 
     path = pdfs[lang]
     data = path.read_bytes()
     assert data.startswith(b"%PDF-"), path
-    own = [p for p in [*pages.pages(), *pages.notebooks()] if p.relative_to(config.DOCS).parts[0] == lang]
+    own = [p for p in [*fences.pages(), *fences.notebooks()] if p.relative_to(paths.DOCS).parts[0] == lang]
     assert pdf.page_count(path) > len(own), (pdf.page_count(path), len(own))
     assert b"file://" not in data, "a link in the PDF points into the folder it was printed from"
     assert pdf.site_url().encode() in data  # links that leave the print page go to the site
@@ -109,32 +111,32 @@ def published_site(pdfs, offline_site, tmp_path_factory):
     import subprocess
     import sys
 
-    from devguide import pdf, reader_site
+    from devguide.mkdocs_plugin.reader import pdf, takeaways
 
     out = tmp_path_factory.mktemp("published")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", **{
-        reader_site.OFFLINE_ZIP_ENV: str(config.BUILD / "artifacts" / "pytorch-device-guide-offline.zip"),
-        pdf.PDFS_ENV: str(pdfs[config.DEFAULT_LANGUAGE].parent)})
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=config.REPO,
+        takeaways.OFFLINE_ZIP_ENV: str(paths.BUILD / "artifacts" / "pytorch-device-guide-offline.zip"),
+        pdf.PDFS_ENV: str(pdfs[paths.DEFAULT_LANGUAGE].parent)})
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=paths.REPO,
                           env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return out
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_published_site_links_its_offline_copy_and_pdf(published_site, pdfs, lang):
     """The home page, the getting-started page and the print page link the PDF of their
     language (and the home pages the offline copy), and the links reach those files."""
-    from devguide import downloads
+    from devguide.mkdocs_plugin.reader import downloads
 
-    root = published_site / config.url_prefix(lang)
+    root = published_site / paths.url_prefix(lang)
     for page in (root / "index.html", root / "getting-started" / "index.html", root / "print" / "index.html"):
-        targets = {(page.parent / url).resolve() for _, tag, _attr, url in site.parse(page).links
+        targets = {(page.parent / url).resolve() for _, tag, _attr, url in site_check.parse(page).links
                    if tag == "a" and url.endswith((".pdf", ".zip"))}
         pdf_file = (published_site / "downloads" / pdfs[lang].name).resolve()
         assert pdf_file in targets, f"{page.relative_to(published_site)} does not link {pdfs[lang].name}: {targets}"
         assert pdf_file.read_bytes() == pdfs[lang].read_bytes()
         if page == root / "index.html":
             assert (published_site / "downloads" / downloads.OFFLINE_ZIP).resolve() in targets
-    broken, _ = site.check_site(published_site)
+    broken, _ = site_check.check_site(published_site)
     assert not broken, broken[:5]

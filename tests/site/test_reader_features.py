@@ -1,8 +1,8 @@
 """What readers take away from the built site: the repository, each page's code,
-its Markdown, llms.txt, the print page (hooks/reader_features.py, devguide.reader_site).
+its Markdown, llms.txt, the print page (hooks/reader_features.py, devguide.mkdocs_plugin.reader.takeaways).
 
 The files are read back from the built site and compared with what the harness
-runs (devguide.blocks), so a download cannot drift from the tested code."""
+runs (devguide.source.blocks), so a download cannot drift from the tested code."""
 
 import ast
 import json
@@ -16,19 +16,21 @@ from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 import pytest
 
-from devguide import config, downloads, pages, repository
-from devguide.blocks import page_blocks
+from devguide import paths
+from devguide.mkdocs_plugin.reader import downloads, repository
+from devguide.source import fences
+from devguide.source.blocks import page_blocks
 
 REPO_URL = repository.repo_url()
-SOURCES = [*pages.pages(), *pages.notebooks()]
+SOURCES = [*fences.pages(), *fences.notebooks()]
 
 
 def built_html(source):
     """The built HTML of a page or notebook of docs/."""
-    lang, *rest = source.relative_to(config.DOCS).parts
+    lang, *rest = source.relative_to(paths.DOCS).parts
     path = "/".join(rest).rsplit(".", 1)[0]
     path = path.removesuffix("index").rstrip("/")
-    return config.url_prefix(lang) + (path + "/" if path else "") + "index.html"
+    return paths.url_prefix(lang) + (path + "/" if path else "") + "index.html"
 
 
 class _Anchors(HTMLParser):
@@ -51,9 +53,9 @@ def links(html_path, cls=None, rel=None):
             if (cls is None or cls in (a.get("class") or "").split()) and (rel is None or a.get("rel") == rel)]
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_header_links_the_repository_without_asking_github(built_site, lang):
-    html = (built_site / config.url_prefix(lang) / "index.html").read_text(encoding="utf-8")
+    html = (built_site / paths.url_prefix(lang) / "index.html").read_text(encoding="utf-8")
     source = re.search(r'<a href="([^"]*)"[^>]*class="md-source"[^>]*>', html)
     assert source and source.group(1) == REPO_URL
     # Material fetches stars and forks from api.github.com for data-md-component="source"
@@ -61,10 +63,10 @@ def test_the_header_links_the_repository_without_asking_github(built_site, lang)
 
 
 def test_every_page_has_edit_and_report_links(built_site):
-    torch = config.pinned_torch()
+    torch = paths.pinned_torch()
     for source in SOURCES:
         html = built_site / built_html(source)
-        src = config.rel(source)
+        src = paths.rel(source)
         (edit,) = links(html, rel="edit")
         assert edit["href"] == f"{REPO_URL}/edit/main/{src}", html  # a notebook: its jupytext .py
         (report,) = links(html, cls="reader-report")
@@ -77,12 +79,12 @@ def test_every_page_has_edit_and_report_links(built_site):
 
 
 def page_pair(rest):
-    return [config.DOCS / lang / rest for lang in config.LANGUAGES]
+    return [paths.DOCS / lang / rest for lang in paths.LANGUAGES]
 
 
 @pytest.mark.parametrize("rest", ["async/debugging.md", "devices/moving.md"])
 def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
-    """Each cell of the downloaded .py is a block as devguide.blocks gives it to the
+    """Each cell of the downloaded .py is a block as devguide.source.blocks gives it to the
     runner: python blocks unchanged, CUDA blocks the same statements under a guard,
     excused and bash blocks commented out, in page order."""
     for source in page_pair(rest):
@@ -113,7 +115,7 @@ def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
 def test_a_downloaded_page_runs(server, tmp_path):
     """The English getting-started page's .py, fetched from the site, runs with python
     from an empty folder, and prints each verified output in order."""
-    source = config.DOCS / "en" / "getting-started" / "index.md"
+    source = paths.DOCS / "en" / "getting-started" / "index.md"
     url = urljoin(server + "/", downloads.site_path(source, ".py"))
     with urllib.request.urlopen(url, timeout=10) as response:
         script = response.read().decode("utf-8")
@@ -130,7 +132,7 @@ def test_a_downloaded_page_runs(server, tmp_path):
     assert position > 0
 
 
-@pytest.mark.parametrize("notebook", pages.notebooks(), ids=config.rel)
+@pytest.mark.parametrize("notebook", fences.notebooks(), ids=paths.rel)
 def test_a_notebook_downloads_as_ipynb_and_jupytext(built_site, notebook):
     html = built_site / built_html(notebook)
     hrefs = {a["download"]: (html.parent / unquote(a["href"])).resolve() for a in links(html, cls="reader-download")}
@@ -139,13 +141,13 @@ def test_a_notebook_downloads_as_ipynb_and_jupytext(built_site, notebook):
     assert hrefs[jupytext].read_text(encoding="utf-8") == notebook.read_text(encoding="utf-8")
     nb = json.loads(hrefs[ipynb].read_text(encoding="utf-8"))
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    assert ["".join(c["source"]) for c in code] == pages.notebook_code_cells(notebook)
+    assert ["".join(c["source"]) for c in code] == fences.notebook_code_cells(notebook)
     # with the outputs of the build's run: tests/site/test_reader_takeaways.py
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_llms_txt_links_every_page_as_markdown(built_site, lang):
-    root = built_site / config.url_prefix(lang)
+    root = built_site / paths.url_prefix(lang)
     text = (root / "llms.txt").read_text(encoding="utf-8")
     lines = text.splitlines()
     assert lines[0].startswith("# ") and lines[2].startswith("> ")
@@ -159,24 +161,24 @@ def test_llms_txt_links_every_page_as_markdown(built_site, lang):
         if not path.is_file():
             missing.append(target)
     assert not missing, f"{lang}/llms.txt links to files the site does not have: {missing}"
-    own = [s for s in SOURCES if s.relative_to(config.DOCS).parts[0] == lang]
+    own = [s for s in SOURCES if s.relative_to(paths.DOCS).parts[0] == lang]
     markdown = {t for t in targets if t.endswith(".md")}
-    assert markdown == {downloads.site_path(s, ".md").removeprefix(config.url_prefix(lang)) for s in own}
+    assert markdown == {downloads.site_path(s, ".md").removeprefix(paths.url_prefix(lang)) for s in own}
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_page_as_markdown_keeps_its_code_and_fence_languages(built_site, lang):
-    source = config.DOCS / lang / "async" / "pinned-memory.md"
+    source = paths.DOCS / lang / "async" / "pinned-memory.md"
     served = (built_site / downloads.site_path(source, ".md")).read_text(encoding="utf-8")
-    for fence in pages.scan_fences(source):
+    for fence in fences.scan_fences(source):
         assert f"```{fence.info}\n" in served
     assert served.count("```python\n") == source.read_text(encoding="utf-8").count("```python\n")
     assert "--8<--" not in served and "{{ repo_url }}" not in served
-    included = (config.REPO / "snippets" / "async" / "pinned_vs_pageable_bandwidth.py").read_text(encoding="utf-8")
+    included = (paths.REPO / "snippets" / "async" / "pinned_vs_pageable_bandwidth.py").read_text(encoding="utf-8")
     assert included.strip() in served
     assert "<!--pytest.mark.cuda-->" in served  # the marks say which block needs CUDA
     # admonitions stay Markdown admonitions (converting HTML back would drop them)
-    modules = config.DOCS / lang / "training" / "modules.md"
+    modules = paths.DOCS / lang / "training" / "modules.md"
     kept = (built_site / downloads.site_path(modules, ".md")).read_text(encoding="utf-8")
     admonitions = re.findall(r"^!!! \w+.*$", modules.read_text(encoding="utf-8"), re.M)
     assert admonitions and all(a in kept for a in admonitions), admonitions
@@ -188,15 +190,15 @@ def test_a_page_as_markdown_keeps_its_code_and_fence_languages(built_site, lang)
     assert (html.parent / alternate.group(1)).resolve() == (built_site / downloads.site_path(source, ".md")).resolve()
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_repository_is_named_where_readers_run_things(built_site, lang):
-    start = (built_site / config.url_prefix(lang) / "getting-started" / "index.html").read_text(encoding="utf-8")
+    start = (built_site / paths.url_prefix(lang) / "getting-started" / "index.html").read_text(encoding="utf-8")
     assert f"git clone {REPO_URL}.git" in unescape(re.sub(r"<[^>]+>", "", start))  # code is highlighted
-    home = (built_site / config.url_prefix(lang) / "index.html").read_text(encoding="utf-8")
+    home = (built_site / paths.url_prefix(lang) / "index.html").read_text(encoding="utf-8")
     contributing = "CONTRIBUTING.md" if lang == "en" else "CONTRIBUTING.zh.md"
     assert f'href="{REPO_URL}/blob/main/{contributing}"' in home
     # the page that asks readers to run a program of the repository says where it is
-    pinned = (built_site / config.url_prefix(lang) / "async" / "pinned-memory" / "index.html").read_text(encoding="utf-8")
+    pinned = (built_site / paths.url_prefix(lang) / "async" / "pinned-memory" / "index.html").read_text(encoding="utf-8")
     assert f"git clone {REPO_URL}.git" in unescape(re.sub(r"<[^>]+>", "", pinned))
 
 
@@ -206,9 +208,9 @@ def test_no_repository_placeholder_is_left(built_site):
     assert not left, f"{{{{ repo_url }}}} left in {left}"
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_home_and_getting_started_link_print_page_llms_txt_and_offline_copy(built_site, lang):
-    root = built_site / config.url_prefix(lang)
+    root = built_site / paths.url_prefix(lang)
     for html in (root / "index.html", root / "getting-started" / "index.html"):
         text = html.read_text(encoding="utf-8")
         hrefs = [a["href"] for a in links(html)]
@@ -219,11 +221,11 @@ def test_home_and_getting_started_link_print_page_llms_txt_and_offline_copy(buil
         assert not any(w in text for w in ("make offline", "release job", "发布流程", "这次构建", "this build")), html
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_print_page_holds_every_page(built_site, lang):
-    root = built_site / config.url_prefix(lang)
+    root = built_site / paths.url_prefix(lang)
     html = (root / "print" / "index.html").read_text(encoding="utf-8")
-    own = [s for s in SOURCES if s.relative_to(config.DOCS).parts[0] == lang]
+    own = [s for s in SOURCES if s.relative_to(paths.DOCS).parts[0] == lang]
     sections = re.findall(r'<section class="print-page" id="([^"]+)">', html)
     assert len(sections) == len(own) == len(set(sections))
     assert html.count("<h1") >= len(own) + 1

@@ -8,14 +8,14 @@ import re
 
 import pytest
 
-from devguide import config
+from devguide import paths
 
 PAGES = ["", "devices/moving/", "async/pinned-memory/", "reference/errors/", "validation/", "getting-started/device-tour/"]
 WIDTHS = [1440, 390]
 
 
 def url(server, lang, path):
-    return server + "/" + config.url_prefix(lang) + path
+    return server + "/" + paths.url_prefix(lang) + path
 
 
 # the title's box and the lines it and the status line take; a word of the title split
@@ -47,7 +47,7 @@ LAYOUT = """() => {
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_status_line_and_title_fit(page, server, lang, width):
     """The status line takes one line on a desktop and two at most on a phone; on a
     phone the page's actions sit above the title, which keeps the column's width and
@@ -72,7 +72,7 @@ def test_navigation_entries_are_not_cut(page, server, width):
     not cut with an ellipsis), with the drawer open on a phone; "DataLoader(pin_memory=True)"
     was cut."""
     page.set_viewport_size({"width": width, "height": 900})
-    for lang in config.LANGUAGES:
+    for lang in paths.LANGUAGES:
         page.goto(url(server, lang, "async/pinned-memory/"))
         if width < 1220:  # the navigation and the table of contents are in the drawer
             page.evaluate("() => { for (const id of ['__drawer', '__toc']) { const c = document.getElementById(id); if (c) c.checked = true; } }")
@@ -87,7 +87,7 @@ def test_navigation_entries_are_not_cut(page, server, width):
 STATUS_MARKS = re.compile(r"[✓✗○]")
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_status_line_claims_only_what_ran(page, server, lang):
     """A ✓ stands before a part only when every block of its kind passed: the CUDA part
     reads "ran on a GPU: k of n" and has no ✓ while k < n; one torch version; the GPU
@@ -111,7 +111,7 @@ def test_the_status_line_claims_only_what_ran(page, server, lang):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_report_opens_with_its_numbers(page, server, lang, width):
     """The report's first block under its title is the summary box: CPU passed of
     runnable, CUDA run of CUDA blocks, MPS/XPU never run; a ✓ only where all passed."""
@@ -135,11 +135,11 @@ def test_the_report_opens_with_its_numbers(page, server, lang, width):
     assert cells and not [c for c in cells if re.search(r"✓ \d+ (of|/) \d+", c)]
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_notes_under_blocks_state_facts_about_the_block(built_site, lang):
     """A CUDA block whose GPU output is not shown says so as a fact about the block
     ("has not run on a GPU (since it changed)"), not as a promise about the build."""
-    root = built_site / config.url_prefix(lang)
+    root = built_site / paths.url_prefix(lang)
     text = "".join(p.read_text(encoding="utf-8") for p in [root / "async" / "pinned-memory" / "index.html",
                                                           root / "performance" / "speed-precision" / "index.html"])
     gone = ["No GPU measurement yet", "appears here", "measurement pending", "还没有 GPU 实测数据", "会显示在这里", "待更新"]

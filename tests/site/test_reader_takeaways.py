@@ -13,17 +13,23 @@ from urllib.parse import unquote
 
 import pytest
 
-from devguide import config, downloads, pages, repository
-from devguide.notebook_downloads import COLAB, PAGES_BRANCH, site_version
+from devguide import paths
+from devguide.mkdocs_plugin.reader import downloads, repository
+from devguide.mkdocs_plugin.reader.notebook_downloads import (
+    COLAB,
+    PAGES_BRANCH,
+    site_version,
+)
+from devguide.source import fences
 
-NOTEBOOKS = pages.notebooks()
+NOTEBOOKS = fences.notebooks()
 ATTR_LIST = re.compile(r"\{\s*#[\w-]+\s*\}")
 
 
 def built_page(source) -> str:
-    lang, *rest = source.relative_to(config.DOCS).parts
+    lang, *rest = source.relative_to(paths.DOCS).parts
     path = "/".join(rest).rsplit(".", 1)[0].removesuffix("index").rstrip("/")
-    return config.url_prefix(lang) + (path + "/" if path else "") + "index.html"
+    return paths.url_prefix(lang) + (path + "/" if path else "") + "index.html"
 
 
 def outside_fences(markdown: str) -> str:
@@ -37,14 +43,14 @@ def shown_outputs(html: str) -> list[str]:
     return [unescape(re.sub(r"<[^>]+>", "", text)) for text in found]
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=config.rel)
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=paths.rel)
 def test_a_downloaded_notebook_carries_the_outputs_the_build_ran(built_site, notebook):
     """The .ipynb holds, cell by cell, the outputs the built page shows (the build's
     own run), so its first cell's promise of real outputs holds; its Markdown cells
     use HTML anchors, not attr_list's ``{ #id }``, which Jupyter would print."""
     nb = json.loads((built_site / downloads.site_path(notebook, ".ipynb")).read_text(encoding="utf-8"))
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    assert ["".join(c["source"]) for c in code] == pages.notebook_code_cells(notebook)
+    assert ["".join(c["source"]) for c in code] == fences.notebook_code_cells(notebook)
     texts = ["".join(o.get("text") or o.get("data", {}).get("text/plain", "")) for c in code for o in c["outputs"]]
     assert sum(1 for c in code if c["outputs"]) >= len(code) // 2, "most cells print something"
     html = (built_site / built_page(notebook)).read_text(encoding="utf-8")
@@ -55,10 +61,10 @@ def test_a_downloaded_notebook_carries_the_outputs_the_build_ran(built_site, not
     assert '<a id="' in markdown
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_no_markdown_copy_shows_attr_list_syntax(built_site, lang):
     """The .md copies (llms.txt) give headings' anchors as HTML, which Markdown readers understand."""
-    sources = [s for s in [*pages.pages(), *NOTEBOOKS] if s.relative_to(config.DOCS).parts[0] == lang]
+    sources = [s for s in [*fences.pages(), *NOTEBOOKS] if s.relative_to(paths.DOCS).parts[0] == lang]
     assert sources
     for source in sources:
         text = (built_site / downloads.site_path(source, ".md")).read_text(encoding="utf-8")
@@ -68,12 +74,12 @@ def test_no_markdown_copy_shows_attr_list_syntax(built_site, lang):
 
 def deploy_checked_files() -> set[str]:
     """The files .ci/deploy requires in each deployed version before it pushes."""
-    text = (config.REPO / ".ci" / "deploy").read_text(encoding="utf-8")
+    text = (paths.REPO / ".ci" / "deploy").read_text(encoding="utf-8")
     loop = re.search(r"for file in (.*?); do", text, re.S).group(1)
     return set(loop.replace("\\\n", " ").split())
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=config.rel)
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=paths.rel)
 def test_open_in_colab_opens_the_notebook_the_deploy_publishes(built_site, notebook):
     """The link is Colab's GitHub form for the pages branch, in the folder of this
     version (what `mike deploy <torch minor>` writes), at the .ipynb this build
@@ -87,14 +93,14 @@ def test_open_in_colab_opens_the_notebook_the_deploy_publishes(built_site, noteb
     assert published == downloads.site_path(notebook, ".ipynb")
     assert (built_site / published).is_file()
     assert published in deploy_checked_files()
-    deploy = (config.REPO / ".ci" / "deploy").read_text(encoding="utf-8")
+    deploy = (paths.REPO / ".ci" / "deploy").read_text(encoding="utf-8")
     assert "mike deploy" in deploy and 'gh-pages:$version/$file' in deploy
     assert re.fullmatch(r"\d+\.\d+", site_version())
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_404_page_switches_to_each_languages_home(built_site, lang):
-    html = (built_site / config.url_prefix(lang) / "404.html").read_text(encoding="utf-8")
+    html = (built_site / paths.url_prefix(lang) / "404.html").read_text(encoding="utf-8")
     links = dict((hreflang, href) for href, hreflang in re.findall(r'<a href="([^"]*)" hreflang="([\w-]+)"', html))
     assert links == {"zh": "/", "en": "/en/"}, links
     alternates = dict((hreflang, href) for href, hreflang in re.findall(r'<link rel="alternate" href="([^"]*)" hreflang="([\w-]+)"', html))
@@ -104,17 +110,17 @@ def test_the_404_page_switches_to_each_languages_home(built_site, lang):
 @pytest.mark.parametrize("lang,title", [("zh", "永久链接"), ("en", "Permanent link")])
 def test_heading_permalinks_are_titled_in_the_pages_language(built_site, lang, title):
     for rest in ("devices/moving/index.html", "getting-started/device-tour/index.html"):
-        html = (built_site / config.url_prefix(lang) / rest).read_text(encoding="utf-8")
+        html = (built_site / paths.url_prefix(lang) / rest).read_text(encoding="utf-8")
         titles = set(re.findall(r'<a class="headerlink"[^>]*? title="([^"]*)"', html))
         assert titles == {title}, (rest, titles)
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_home_page_offers_no_code_download(built_site, lang):
-    html = (built_site / config.url_prefix(lang) / "index.html").read_text(encoding="utf-8")
+    html = (built_site / paths.url_prefix(lang) / "index.html").read_text(encoding="utf-8")
     assert "reader-download" not in html
-    assert not (built_site / config.url_prefix(lang) / "pytorch-device-guide.py").exists()
-    moving = (built_site / config.url_prefix(lang) / "devices" / "moving" / "index.html").read_text(encoding="utf-8")
+    assert not (built_site / paths.url_prefix(lang) / "pytorch-device-guide.py").exists()
+    moving = (built_site / paths.url_prefix(lang) / "devices" / "moving" / "index.html").read_text(encoding="utf-8")
     assert "reader-download" in moving
 
 

@@ -4,7 +4,7 @@ pasted error messages, and a few queries typed into the real box.
 One page per language serves every query of this module: a query is set in
 Material's search box with a keyup (what Material listens to) and its answer
 is read from the rendered result list as soon as the search worker has
-answered exactly that query (devguide.searchbench). The typed test goes
+answered exactly that query (devguide.dev.searchbench). The typed test goes
 through the keyboard, as a reader does.
 
 The real-material benchmark (about a hundred seconds of Chromium per language on
@@ -12,7 +12,7 @@ a busy 2-core machine, the largest part of a warm make test) keeps its pass unde
 ``--reuse-unchanged`` while nothing it can see has changed: the page sources
 (docs/, mkdocs.yml), the built search index of both languages, the material
 (tests/site/real_*.toml), the Chromium binary and everything
-``devguide.census.environment_fingerprint`` hashes (packages, the harness with
+``devguide.census.file.environment_fingerprint`` hashes (packages, the harness with
 its floors, the environment). CI and make test-all run it.
 """
 
@@ -24,8 +24,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from devguide import census, config, pages, realbench, searchbench
-from devguide.browser import chromium_identity
+from devguide import paths
+from devguide.census import file as census
+from devguide.dev import realbench, searchbench
+from devguide.dev.browser import chromium_identity
+from devguide.source import fences
 
 QUERIES = searchbench.load()
 
@@ -53,14 +56,14 @@ def search_page(browser, server):
     assert not failed, "requests that failed:\n" + "\n".join(failed)
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_search_benchmark(search_page, server, lang, record_property):
     """Readers' queries (questions, colloquial words, API names, pasted errors,
     mixed Chinese and English, typos): an acceptable page in the top three for
     at least 90 % of them, none answered with nothing, the examples of issue #15
     always, and no result from the other language's site."""
     queries = searchbench.active(QUERIES, lang)
-    assert queries, f"no {lang} queries in {config.rel(searchbench.QUERIES)}"
+    assert queries, f"no {lang} queries in {paths.rel(searchbench.QUERIES)}"
     page = search_page(lang)
     searchbench.run(page, server, queries)
     root = searchbench.root_url(server, lang)
@@ -83,17 +86,17 @@ def error_sections(lang):
     """(pasted text, page, anchor) for each message of the error reference (one
     page per family under reference/errors/, each message a level-2 heading)."""
     found = []
-    for page in sorted((config.REPO / "docs" / lang / "reference" / "errors").glob("*.md")):
+    for page in sorted((paths.REPO / "docs" / lang / "reference" / "errors").glob("*.md")):
         if page.stem == "index":
             continue
         lines = page.read_text(encoding="utf-8").splitlines()
-        for n, level, anchor in pages.heading_anchors(page):
+        for n, level, anchor in fences.heading_anchors(page):
             if level == "##":
                 found.append((lines[n - 1][3:].rsplit("{", 1)[0].strip(), f"reference/errors/{page.stem}/", anchor))
     return found
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_pasted_error_messages_find_their_section(search_page, server, lang):
     """Pasting a message of the error reference (its first 60 characters, as
     readers often paste a truncated line) lists its section, with its page
@@ -127,7 +130,7 @@ CUDA_PASTES = [
 ]
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_lines_every_cuda_error_carries_do_not_decide_the_result(search_page, server, lang):
     """A pasted CUDA error finds its entry among the first three results, not
     only the pages about CUDA_LAUNCH_BLOCKING that its added lines mention."""
@@ -143,7 +146,7 @@ def test_the_lines_every_cuda_error_carries_do_not_decide_the_result(search_page
 TYPED = {"zh": ["锁页内存", "怎么把模型放到GPU上"], "en": ["pinned memory", "torch.cuda.synchronize"]}
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_typed_queries_show_results(search_page, server, lang, record_property):
     """The reader's path: keys pressed in the search box, results on screen (the
     benchmark's path sets the box's value instead)."""
@@ -159,13 +162,13 @@ def test_typed_queries_show_results(search_page, server, lang, record_property):
         assert ms < 2000, f"{lang} typed {query!r}: {ms:.0f} ms from the last key to the results"
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_first_answer_needs_only_the_first_part_of_the_index(browser, server, built_site, lang):
     """Bytes before the first result ≤ 150 kB gzip (issue #15): the worker and the
     first part of the index answer the first query while the rest of the index is
     held back; the worker asks for the rest only after that answer, then answers
     the same query again from the whole index."""
-    root = built_site / config.url_prefix(lang) / "search"
+    root = built_site / paths.url_prefix(lang) / "search"
     first = sum(len(gzip.compress(path.read_bytes())) for path in
                 (root / "search_index.json", built_site / "assets" / "javascripts" / "search-worker.js"))
     assert first <= 150_000, f"{lang}: worker and first part of the index are {first / 1e3:.0f} kB gzip (budget 150 kB)"
@@ -231,7 +234,7 @@ def fresh_search(browser, server):
         context.close()
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_paste_or_an_input_method_searches_without_a_key(fresh_search, lang):
     """Text put into the box without a key event (a paste from the context menu or
     a phone's long press fires only "input"; an input method commits with
@@ -258,7 +261,7 @@ def test_a_paste_or_an_input_method_searches_without_a_key(fresh_search, lang):
     assert "async/pinned-memory/" in top, f"{lang}: an input method's commit: top three {top}"
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_pasted_traceback_is_read_for_its_error_and_finds_the_entry(fresh_search, lang):
     """A whole traceback pasted (frames, paths, line numbers, a caret line, the
     reader's device index): the box keeps the error line without the frames and
@@ -294,7 +297,7 @@ LONG_MESSAGE = ("RuntimeError: Expected all tensors to be on the same device, bu
                 "cuda:0 and cpu!")
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_result_opens_its_section_with_the_words_highlighted(fresh_search, lang):
     """Following the first result of a pasted message lands on the entry (its
     anchor, not the top of the page) with words of the message highlighted in it."""
@@ -326,7 +329,7 @@ def test_a_result_opens_its_section_with_the_words_highlighted(fresh_search, lan
 HUBS = ("validation/", "reference/glossary/", "print/", "reference/errors/")
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_hub_pages_do_not_outrank_the_page_that_answers(search_page, server, lang):
     """The validation report, the glossary, the print page and the error index
     gather the other pages' words: for the benchmark's queries whose answer is a
@@ -344,24 +347,24 @@ REAL_QUESTIONS, REAL_ERRORS = realbench.load_questions(), realbench.load_errors(
 def realbench_key(built_site: Path, lang: str) -> str:
     """What the real-material benchmark of ``lang`` sees, hashed (see above)."""
     digest = hashlib.sha256(f"{lang} {census.environment_fingerprint(())}".encode())
-    files = [config.REPO / "mkdocs.yml", *sorted(p for p in config.DOCS.rglob("*") if p.is_file()),
-             *sorted((config.REPO / "tests" / "site").glob("real_*.toml")),
+    files = [paths.REPO / "mkdocs.yml", *sorted(p for p in paths.DOCS.rglob("*") if p.is_file()),
+             *sorted((paths.REPO / "tests" / "site").glob("real_*.toml")),
              *sorted(p for p in built_site.glob("**/search/search_*.json"))]
     for path in files:
-        digest.update(f"{path.relative_to(config.REPO) if path.is_relative_to(config.REPO) else path}".encode())
+        digest.update(f"{path.relative_to(paths.REPO) if path.is_relative_to(paths.REPO) else path}".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     digest.update(chromium_identity().encode())
     return digest.hexdigest()
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_real_questions_and_pasted_errors(search_page, server, built_site, lang, record_property, request):
     """The material real users posted (tests/site/real_*.toml, with sources): the
     questions of this language find a page that answers them in the top three,
     and every message of the corpus, pasted whole into this language's box, finds
-    its entry's page in the top three, at least as often as devguide.realbench's
+    its entry's page in the top three, at least as often as devguide.dev.realbench's
     floors say; each message's entry is on both sites at least that often."""
-    passed = config.BUILD / f"realbench-passed-{lang}.txt"
+    passed = paths.BUILD / f"realbench-passed-{lang}.txt"
     key = realbench_key(built_site, lang)
     if request.config.getoption("reuse_unchanged") and passed.is_file() and passed.read_text().strip() == key:
         record_property("reused", True)

@@ -7,7 +7,12 @@ import urllib.request
 
 import pytest
 
-from devguide import config, pages, report, report_words, results, site, validated_line
+from devguide import paths
+from devguide.census import results
+from devguide.dev import site_check
+from devguide.mkdocs_plugin import words
+from devguide.mkdocs_plugin.report import validated_line, validation_page
+from devguide.source import fences
 
 
 def test_both_languages_are_built(built_site):
@@ -26,43 +31,43 @@ def test_no_external_requests(site_check):
     assert not external, "the site would load from other hosts:\n" + "\n".join(external)
 
 
-@pytest.mark.parametrize("notebook", pages.notebooks(), ids=config.rel)
+@pytest.mark.parametrize("notebook", fences.notebooks(), ids=paths.rel)
 def test_notebook_pages_are_html_with_outputs(built_site, notebook):
-    lang, *parts = notebook.relative_to(config.REPO / "docs").parts
+    lang, *parts = notebook.relative_to(paths.REPO / "docs").parts
     url_dir = "/".join(parts)[: -len(".py")]
-    page = built_site / config.url_prefix(lang) / url_dir / "index.html"
+    page = built_site / paths.url_prefix(lang) / url_dir / "index.html"
     html = page.read_text(encoding="utf-8")
     assert html.lstrip().lower().startswith("<!doctype html>"), f"{page} is not HTML (raw notebook?)"
     assert "jp-OutputArea-output" in html, f"{page} shows no executed cell output"
 
 
 def search_docs(site, lang):
-    root = site / config.url_prefix(lang)
+    root = site / paths.url_prefix(lang)
     return json.loads((root / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_each_language_has_its_own_search_index(built_site, lang):
     """English readers search English pages only, Chinese readers Chinese pages."""
     docs = search_docs(built_site, lang)
     locations = {d["location"] for d in docs}
-    prefix = config.url_prefix(lang)
-    foreign = [loc for loc in locations if not loc.startswith(prefix) or lang == config.DEFAULT_LANGUAGE and any(loc.startswith(config.url_prefix(x)) for x in config.LANGUAGES[1:])]
+    prefix = paths.url_prefix(lang)
+    foreign = [loc for loc in locations if not loc.startswith(prefix) or lang == paths.DEFAULT_LANGUAGE and any(loc.startswith(paths.url_prefix(x)) for x in paths.LANGUAGES[1:])]
     assert not foreign, f"{lang} index lists pages of another language: {sorted(foreign)[:5]}"
-    own_pages = [p for p in pages.pages() if p.relative_to(config.DOCS).parts[0] == lang]
+    own_pages = [p for p in fences.pages() if p.relative_to(paths.DOCS).parts[0] == lang]
     assert len({loc.split("#")[0] for loc in locations}) >= len(own_pages)
-    for notebook in pages.notebooks():
-        nb_lang, *parts = notebook.relative_to(config.REPO / "docs").parts
+    for notebook in fences.notebooks():
+        nb_lang, *parts = notebook.relative_to(paths.REPO / "docs").parts
         if nb_lang == lang:
             loc = prefix + "/".join(parts)[: -len(".py")] + "/"
-            assert loc in locations, f"notebook {config.rel(notebook)} is missing from search"
+            assert loc in locations, f"notebook {paths.rel(notebook)} is missing from search"
     if lang == "zh":  # jieba cuts Chinese text into words (U+200B), kept apart by spaces in the index
         assert sum(len(re.findall(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", d["text"])) for d in docs) > 1000
         assert not any("\u200b" in d["text"] for d in docs)
 
 
 def test_served_site_answers_both_languages(built_site):
-    with site.serve(built_site) as url:
+    with site_check.serve(built_site) as url:
         for path in ("/", "/en/", "/getting-started/", "/en/getting-started/"):
             with urllib.request.urlopen(url + path, timeout=10) as response:
                 assert response.status == 200, url + path
@@ -87,7 +92,7 @@ def built_page(site, src):
     lang, *parts = src.split("/")[1:]
     stem = "/".join(parts).rsplit(".", 1)[0]
     folder = "" if stem == "index" else stem.removesuffix("/index") + "/"
-    return site / config.url_prefix(lang) / folder / "index.html"
+    return site / paths.url_prefix(lang) / folder / "index.html"
 
 
 def visible_text(fragment):
@@ -97,19 +102,19 @@ def visible_text(fragment):
 LINE = re.compile(r'<p class="validation-line"><a href="([^"]+)"[^>]*>(.*?)</a></p>', re.S)
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_every_page_says_what_ran_and_links_its_row_of_the_report(built_site, lang):
     """The line under each title: what ran, in the page's language, never "✓" and
     "✗" for the same thing, linked to the page's row in the validation report."""
-    report_html = (built_site / config.url_prefix(lang) / "validation" / "index.html").read_text(encoding="utf-8")
+    report_html = (built_site / paths.url_prefix(lang) / "validation" / "index.html").read_text(encoding="utf-8")
     checked = 0
-    for src in [config.rel(p) for p in [*pages.pages(), *pages.notebooks()] if p.relative_to(config.DOCS).parts[0] == lang]:
+    for src in [paths.rel(p) for p in [*fences.pages(), *fences.notebooks()] if p.relative_to(paths.DOCS).parts[0] == lang]:
         st = results.page_status(src)
         if not (st.cells or st.of_kind("python", "bash", "cuda")):
             continue
         page = built_page(built_site, src)
         found = LINE.search(page.read_text(encoding="utf-8"))
-        assert found, f"{config.rel(page)} has no validation line under its title"
+        assert found, f"{paths.rel(page)} has no validation line under its title"
         href, text = found.group(1), visible_text(found.group(2))
         assert href.split("#")[0].endswith("validation/") and href.endswith("#" + validated_line.row_id(src)), href
         assert f'id="{validated_line.row_id(src)}"' in report_html, f"no row {validated_line.row_id(src)} in the {lang} report"
@@ -126,14 +131,14 @@ def test_every_page_says_what_ran_and_links_its_row_of_the_report(built_site, la
     assert checked >= 20
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_report_names_pages_machines_failures_and_reasons(built_site, lang):
-    page = built_site / config.url_prefix(lang) / "validation" / "index.html"
+    page = built_site / paths.url_prefix(lang) / "validation" / "index.html"
     text = page.read_text(encoding="utf-8")
     table = re.search(r'<table class="validation-table">.*?</table>', text, re.S).group(0)
     assert ".md<" not in table and ".py<" not in table, "the report's table shows file paths"
     for src in ("devices/moving.md", "getting-started/device-tour.py"):
-        assert report.page_title(config.DOCS / lang / src) in visible_text(table)
+        assert validation_page.page_title(paths.DOCS / lang / src) in visible_text(table)
     for anchor in ("machines", "pages", "failed", "excused"):
         assert f'id="{anchor}"' in text, f"the {lang} report has no #{anchor} section"
     machines = visible_text(re.search(r'id="machines".*?</ul>', text, re.S).group(0))
@@ -145,30 +150,30 @@ def test_the_report_names_pages_machines_failures_and_reasons(built_site, lang):
         assert results.gpu_names(gpu.machine) in machines and f"torch {gpu.machine['torch']}" in machines
     excused = visible_text(re.search(r'id="excused".*?(?=<h2|</article>)', text, re.S).group(0))
     if lang == "zh":
-        untranslated = [r for r in report_words.REASONS_ZH if r in excused]
+        untranslated = [r for r in words.REASONS_ZH if r in excused]
         assert not untranslated, f"English reasons on the Chinese report: {untranslated}"
-        assert any(zh in excused for zh in report_words.REASONS_ZH.values()), "no reason on the Chinese report is in Chinese"
+        assert any(zh in excused for zh in words.REASONS_ZH.values()), "no reason on the Chinese report is in Chinese"
     failed = visible_text(re.search(r'id="failed".*?(?=<h2)', text, re.S).group(0))
-    n_failed = sum(len(results.page_status(f"docs/{lang}/{p.relative_to(config.DOCS / lang).as_posix()}").cpu.get("failed", []))
-                   for p in pages.pages() if p.is_relative_to(config.DOCS / lang))
-    assert (report_words.TEXT[lang]["failed_none"] in failed) == (n_failed == 0)
+    n_failed = sum(len(results.page_status(f"docs/{lang}/{p.relative_to(paths.DOCS / lang).as_posix()}").cpu.get("failed", []))
+                   for p in fences.pages() if p.is_relative_to(paths.DOCS / lang))
+    assert (words.TEXT[lang]["failed_none"] in failed) == (n_failed == 0)
 
 
 def test_outputs_are_labelled_in_the_pages_language(built_site):
     for lang, label in (("zh", "输出"), ("en", "Output")):
-        page = built_site / config.url_prefix(lang) / "devices" / "moving" / "index.html"
+        page = built_site / paths.url_prefix(lang) / "devices" / "moving" / "index.html"
         text = page.read_text(encoding="utf-8")
         expected = text.count("expected-output-->") + text.count("<!--docs:expected-output ")
         labelled = re.findall(r'<div class="language-text highlight output" data-label="([^"]+)">', text)
-        assert expected and len(labelled) == expected, f"{config.rel(page)}: {len(labelled)} of {expected} outputs labelled"
+        assert expected and len(labelled) == expected, f"{paths.rel(page)}: {len(labelled)} of {expected} outputs labelled"
         assert set(labelled) == {label}
 
 
-@pytest.mark.parametrize("notebook", pages.notebooks(), ids=config.rel)
+@pytest.mark.parametrize("notebook", fences.notebooks(), ids=paths.rel)
 def test_notebook_pages_look_and_weigh_like_the_others(built_site, notebook):
-    page = built_page(built_site, config.rel(notebook))
+    page = built_page(built_site, paths.rel(notebook))
     text = page.read_text(encoding="utf-8")
-    assert len(text.encode("utf-8")) <= 400_000, f"{config.rel(page)} weighs {len(text) // 1000} kB"
+    assert len(text.encode("utf-8")) <= 400_000, f"{paths.rel(page)} weighs {len(text) // 1000} kB"
     article = re.search(r"<article.*?</article>", text, re.S).group(0)
     assert "<style" not in article and "In&nbsp;[" not in article and "In [" not in article
     assert 'class="language-python highlight"' in article
@@ -183,16 +188,16 @@ def test_each_language_has_its_404_page(built_site):
     assert "/404.html" in zh_text and "location.replace" in zh_text  # /en/… readers go to /en/404.html
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_language_details_of_each_page(built_site, lang):
     """Palette toggles named in the page's language; one description per page."""
-    root = built_site / config.url_prefix(lang)
+    root = built_site / paths.url_prefix(lang)
     home = (root / "index.html").read_text(encoding="utf-8")
     names = re.findall(r'<label class="md-header__button md-icon" title="([^"]+)"', home)
     assert names == (["切换到深色模式", "切换到浅色模式"] if lang == "zh" else ["Switch to dark mode", "Switch to light mode"])
     descriptions = {}
     for page in root.rglob("index.html"):
-        if lang == config.DEFAULT_LANGUAGE and any(page.is_relative_to(built_site / x) for x in config.LANGUAGES[1:]):
+        if lang == paths.DEFAULT_LANGUAGE and any(page.is_relative_to(built_site / x) for x in paths.LANGUAGES[1:]):
             continue
         found = re.search(r'<meta name="description" content="([^"]*)"', page.read_text(encoding="utf-8"))
         assert found and found.group(1).strip(), (
@@ -206,9 +211,9 @@ def test_language_details_of_each_page(built_site, lang):
 
 def test_the_sitemap_lists_the_notebooks(built_site):
     sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
-    for notebook in pages.notebooks():
-        lang, *parts = notebook.relative_to(config.DOCS).parts
-        url = config.url_prefix(lang) + "/".join(parts)[: -len(".py")] + "/"
+    for notebook in fences.notebooks():
+        lang, *parts = notebook.relative_to(paths.DOCS).parts
+        url = paths.url_prefix(lang) + "/".join(parts)[: -len(".py")] + "/"
         assert re.search(rf"<loc>[^<]*/{re.escape(url)}</loc>", sitemap), f"{url} is not in the sitemap"
 
 
@@ -229,10 +234,10 @@ def test_every_page_loads_within_the_budget_as_served(built_site):
         if rel.endswith("print/index.html"):
             continue
         files = {page}
-        for _, tag, attr, url in site.parse(page).links:  # what the browser fetches by itself
+        for _, tag, attr, url in site_check.parse(page).links:  # what the browser fetches by itself
             fetched = (tag, attr) == ("script", "src") or (tag == "link" and "stylesheet" in attr)
             target = (page.parent / url.split("?")[0]).resolve()
-            if fetched and not site.is_external(url) and target.is_file():
+            if fetched and not site_check.is_external(url) and target.is_file():
                 files.add(target)
         for f in files:
             if f not in sizes:
@@ -254,18 +259,18 @@ def test_no_page_is_over_the_html_budget(built_site):
     assert not over, "pages over 300 kB of HTML:\n" + "\n".join(over)
 
 
-@pytest.mark.parametrize("lang", config.LANGUAGES)
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_error_reference_lists_every_entry_with_short_titles(built_site, lang):
     """The hub links every entry of every family page (by its anchor), and the
     tables of contents show messages short, not whole."""
-    folder = config.DOCS / lang / "reference" / "errors"
-    root = built_site / config.url_prefix(lang) / "reference" / "errors"
+    folder = paths.DOCS / lang / "reference" / "errors"
+    root = built_site / paths.url_prefix(lang) / "reference" / "errors"
     hub = (root / "index.html").read_text(encoding="utf-8")
     missing, long_titles = [], []
     for page in sorted(folder.glob("*.md")):
         if page.stem == "index":
             continue
-        for _, level, anchor in pages.heading_anchors(page):
+        for _, level, anchor in fences.heading_anchors(page):
             if level == "##" and f'href="{page.stem}/#{anchor}"' not in hub:
                 missing.append(f"{page.stem}#{anchor}")
         built = (root / page.stem / "index.html").read_text(encoding="utf-8")

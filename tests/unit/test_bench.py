@@ -2,7 +2,7 @@
 
 import subprocess
 
-from devguide import bench
+from devguide.dev import bench
 
 
 def test_each_budget_is_printed_with_its_measure_and_verdict():

@@ -2,7 +2,7 @@
 
 import os
 
-from devguide import browser
+from devguide.dev import browser
 
 
 def fake_bin(tmp_path, *names):

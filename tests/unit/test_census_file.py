@@ -8,7 +8,10 @@ import warnings
 
 import pytest
 
-from devguide import census, config, report, results, validated_line
+from devguide import paths
+from devguide.census import file as census
+from devguide.census import results
+from devguide.mkdocs_plugin.report import validated_line, validation_page
 
 
 @functools.lru_cache(maxsize=1)
@@ -75,11 +78,11 @@ def test_an_entry_whose_block_only_moved_follows_it_to_its_new_line(tmp_path):
 def test_the_report_never_links_a_page_that_is_gone(tmp_path, monkeypatch):
     data = sources()
     data["fences"].append(dict(data["fences"][0], page="docs/zh/removed/page.md", status="passed"))
-    monkeypatch.setattr(config, "VALIDATION_JSON", census.write(data, tmp_path / "validation.json"))
+    monkeypatch.setattr(paths, "VALIDATION_JSON", census.write(data, tmp_path / "validation.json"))
     results._recorded.cache_clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", census.CensusWarning)
-        text = report.render("zh")
+        text = validation_page.render("zh")
     assert "removed/page.md" not in text
     results._recorded.cache_clear()
 
@@ -99,8 +102,8 @@ def _runs(tmp_path, monkeypatch, second_failed=(), second_changed=()):
             f["status"] = "failed"
         if (f["page"], f["line"]) in second_changed:
             f["sha"] = "0" * 16
-    monkeypatch.setattr(config, "BUILD", tmp_path)
-    monkeypatch.setattr(config, "VALIDATION_JSON", census.write(first, tmp_path / "validation.json"))
+    monkeypatch.setattr(paths, "BUILD", tmp_path)
+    monkeypatch.setattr(paths, "VALIDATION_JSON", census.write(first, tmp_path / "validation.json"))
     census.write(second, tmp_path / "validation-torch-2.15.0.json")
     results._recorded.cache_clear()
     results._other.cache_clear()
@@ -118,7 +121,7 @@ def _text(fragment):
 def test_the_report_has_a_column_per_torch_version(tmp_path, monkeypatch):
     data = _runs(tmp_path, monkeypatch)
     block = _first_block(data)
-    text = report.render("en")
+    text = validation_page.render("en")
     assert '<th scope="col">torch 2.13.0 (CPU)</th><th scope="col">torch 2.15.0 (CPU)</th>' in text
     assert "**Another CPU run** (`make test-torch`)" in text and "torch 2.15.0+cu132" in text
     row = next(line for line in text.splitlines() if line.startswith(f'<tr id="{validated_line.row_id(block["page"])}">'))
@@ -148,7 +151,7 @@ def test_a_failure_or_a_changed_block_of_the_second_run_shows(tmp_path, monkeypa
     line = _text(validated_line.badge("en", first["page"]))
     # the site's version passed; the other one's failure shows, naming it
     assert "passed on CPU (torch 2.13.0)" in line and "✗ 1 failed with torch 2.15.0" in line, line
-    assert "CPU, torch 2.15.0" in report.render("en").split("{ #failed }")[1]  # listed under failed blocks
+    assert "CPU, torch 2.15.0" in validation_page.render("en").split("{ #failed }")[1]  # listed under failed blocks
     if len(same_page) > 1:  # a block changed since the 2.15 run no longer counts for it
         _runs(tmp_path, monkeypatch, second_changed={(first["page"], first["line"])})
         monkeypatch.setenv("DEVGUIDE_SITE_TORCH", "2.15")
@@ -170,7 +173,7 @@ def test_the_census_names_the_versions_each_block_passed_on(tmp_path, monkeypatc
 def test_a_collect_only_run_writes_no_census():
     """`pytest --collect-only` collects every block and runs none: it must not
     replace the last run's census (and the committed summary) with empty results."""
-    from devguide.run_state import RunState
+    from devguide.pytest_plugin.state import RunState
 
     state = RunState(collected=set(census.runnable_keys()))
     assert not state.complete_run()
@@ -183,9 +186,9 @@ def test_the_other_runs_line_counts_in_english_and_chinese(tmp_path, monkeypatch
     first = _runs(tmp_path, monkeypatch)
     block = _first_block(first)
     _runs(tmp_path, monkeypatch, second_changed={(block["page"], block["line"])})
-    text = report.render("en")
+    text = validation_page.render("en")
     assert "1 more block changed since that run and is not counted" in text, text
     zh = _first_block(first, "zh")
     _runs(tmp_path, monkeypatch, second_changed={(zh["page"], zh["line"])})
-    assert "另有 1 个代码块在那次运行之后改过，不计入" in report.render("zh")
+    assert "另有 1 个代码块在那次运行之后改过，不计入" in validation_page.render("zh")
     results._recorded.cache_clear()

@@ -8,8 +8,10 @@ such blocks alone, and a page's download carries that page's own comments.
 
 import pytest
 
-from devguide import collection, comments, downloads, parity
-from devguide.blocks import page_blocks
+from devguide.mkdocs_plugin.reader import downloads
+from devguide.pytest_plugin import page_items
+from devguide.source import comments, parity
+from devguide.source.blocks import page_blocks
 
 ZH = """\
 # 标题 { #t }
@@ -87,12 +89,12 @@ def test_twins_whose_comments_differ_still_run_once(write_page):
     zh = write_page(ZH, "docs/zh/p.md")
     en = write_page(EN, "docs/en/p.md")
     blocks = {"docs/zh/p.md": page_blocks(zh), "docs/en/p.md": page_blocks(en)}
-    pairs = collection.identical_twins(blocks)
+    pairs = page_items.identical_twins(blocks)
     assert [(a.line, b.line) for a, b in pairs] == [(3, 3), (16, 17)]
     # code that differs by a token: both run
     en.write_text(en.read_text(encoding="utf-8").replace("ones(2)", "ones(3)"), encoding="utf-8")
     blocks["docs/en/p.md"] = page_blocks(en)
-    assert collection.identical_twins(blocks) == []
+    assert page_items.identical_twins(blocks) == []
 
 
 def test_parity_fix_leaves_blocks_that_differ_only_in_comments(write_page):
@@ -176,10 +178,11 @@ def test_a_blocks_hash_covers_the_snippet_files_it_runs():
     """A recorded GPU result must stop counting when the script a block runs changes."""
     import hashlib
 
-    from devguide import census, config
+    from devguide import paths
+    from devguide.census import file as census
 
     name = "snippets/distributed/nccl_watchdog_timeout.py"
-    digest = hashlib.sha256((config.REPO / name).read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256((paths.REPO / name).read_bytes()).hexdigest()[:16]
     code = f'subprocess.run([sys.executable, "{name}"])  # x\nprint("docs/{name}")\n'
     assert census.snippets_run(code) == [(name, digest)]  # docs/snippets/… is not a snippet path
     assert census.snippets_run("python snippets/no-such-file.py") == []

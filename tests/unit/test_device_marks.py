@@ -7,13 +7,17 @@ so -- and counted apart, in the census and in the validation report.
 
 import pytest
 
-from devguide import apicheck, config, pages, report, results, validated_line
-from devguide.blocks import page_blocks
+from devguide import paths
+from devguide.census import results
+from devguide.mkdocs_plugin.report import validated_line, validation_page
+from devguide.pytest_plugin import apicheck
+from devguide.source import fences
+from devguide.source.blocks import page_blocks
 
 
 def test_mps_and_xpu_marks_are_accepted_and_counted_apart(write_page, tmp_path, device_page):
     p = write_page(device_page)
-    kinds = [(e.line, e.kind, e.reason) for e in pages.classify(p)]
+    kinds = [(e.line, e.kind, e.reason) for e in fences.classify(p)]
     assert kinds == [
         (3, "python", ""),
         (8, "mps", "needs an Apple-silicon MPS device: no CI machine runs it"),
@@ -25,7 +29,7 @@ def test_mps_and_xpu_marks_are_accepted_and_counted_apart(write_page, tmp_path, 
 
 def test_a_block_needs_one_kind_of_device(write_page, tmp_path):
     p = write_page("<!--pytest.mark.mps-->\n<!--pytest.mark.cuda-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(config.DocsError, match=rf"{p}:3: a block needs one kind of device, not cuda and mps"):
+    with pytest.raises(paths.DocsError, match=rf"{p}:3: a block needs one kind of device, not cuda and mps"):
         page_blocks(p)
 
 
@@ -43,7 +47,7 @@ def test_a_comment_near_a_device_mark_is_the_mark_or_an_error(write_page, tmp_pa
         (block,) = page_blocks(p)
         assert block.mark_names == {"xpu"}
         return
-    with pytest.raises(config.DocsError) as error:
+    with pytest.raises(paths.DocsError) as error:
         page_blocks(p)
     assert f"{p}:3:" in str(error.value) and says in str(error.value)  # the comment's own line
 
@@ -94,13 +98,13 @@ def test_the_report_says_how_many_mps_and_xpu_blocks_no_ci_machine_executed(monk
     monkeypatch.setattr(results, "cpu_run", lambda: cpu)
     monkeypatch.setattr(results, "gpu_run", lambda: None)
     monkeypatch.setattr(results, "other_cpu_runs", lambda: [])
-    en = report.render("en")
+    en = validation_page.render("en")
     found = re.search(r"\*\*No CI machine has executed (\d+) of this site's blocks written for Apple-silicon GPUs \(MPS\) "
                       r"and (\d+) written for Intel GPUs \(XPU\)\*\*", en)
     assert found and int(found.group(1)) >= mps and int(found.group(2)) >= xpu, found
     row = next(line for line in en.splitlines() if line.startswith(f'<tr id="{validated_line.row_id(REPORT_PAGE)}">'))
     assert f'<td data-label="MPS-only">{mps} (not executed)</td><td data-label="XPU-only">{xpu} (not executed)</td>' in row
-    assert "没有在任何 CI 机器上执行过**" in report.render("zh")
+    assert "没有在任何 CI 机器上执行过**" in validation_page.render("zh")
     line = re.sub(r"<[^>]+>", "", validated_line.badge("en", REPORT_PAGE))
     assert f"○ never run: {mps} MPS, {xpu} XPU example{'s' * (mps + xpu != 1)}" in line, line
     assert "passed on CPU (torch 2.13.0)" in line
@@ -109,5 +113,5 @@ def test_the_report_says_how_many_mps_and_xpu_blocks_no_ci_machine_executed(monk
     # a run on a machine with the device executed them: nothing left unexecuted on the page
     cpu.status.update({(REPORT_PAGE, b.sha): "passed" for b in st.of_kind("mps", "xpu")})
     assert "never run" not in validated_line.badge("en", REPORT_PAGE)
-    row = next(line for line in report.render("en").splitlines() if line.startswith(f'<tr id="{validated_line.row_id(REPORT_PAGE)}">'))
+    row = next(line for line in validation_page.render("en").splitlines() if line.startswith(f'<tr id="{validated_line.row_id(REPORT_PAGE)}">'))
     assert "not executed" not in row

@@ -13,18 +13,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from devguide import (
-    apicheck,
-    collection,
-    config,
-    gpu_outputs,
-    pages,
-    run_state,
-    running,
-    site,
-)
-from devguide.blocks import page_blocks
-from devguide.parity import parity_problems, twins
+from devguide import paths
+from devguide.dev import site_check
+from devguide.mkdocs_plugin.report import gpu_outputs
+from devguide.pytest_plugin import apicheck, page_items, state
+from devguide.run import zygote_client
+from devguide.source import fences
+from devguide.source.blocks import page_blocks
+from devguide.source.parity import parity_problems, twins
 
 
 @pytest.mark.parametrize(
@@ -34,7 +30,7 @@ from devguide.parity import parity_problems, twins
 def test_census_reports_fences_that_would_be_skipped(write_page, tmp_path, fence):
     close = "~~~" if fence.startswith("~") else "'''"
     p = write_page(f"# T\n\ntext\n\n{fence}\nprint(1)\n{close}\n")
-    problems = [e.problem for e in pages.classify(p) if e.problem]
+    problems = [e.problem for e in fences.classify(p) if e.problem]
     assert len(problems) == 1
     assert f"{p}:5:" in problems[0] and "silently ignored" in problems[0]
 
@@ -46,22 +42,22 @@ def test_an_excused_fence_is_counted_with_its_reason(write_page, tmp_path):
         py -m pip install torch
         '''
         """)
-    (entry,) = pages.classify(p)
+    (entry,) = fences.classify(p)
     assert (entry.kind, entry.reason, entry.problem) == ("excused", "Windows only", "")
 
 
 def test_excuse_needs_a_reason_and_marks_must_be_known(write_page, tmp_path):
     p = write_page("<!--pytest.mark.skip-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(config.DocsError, match=rf"{p}:1: an excused block needs a reason"):
+    with pytest.raises(paths.DocsError, match=rf"{p}:1: an excused block needs a reason"):
         page_blocks(p)
     p = write_page("<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n")
-    with pytest.raises(config.DocsError, match=rf"{p}:1: unknown mark .*pytest.mark.cuda"):
+    with pytest.raises(paths.DocsError, match=rf"{p}:1: unknown mark .*pytest.mark.cuda"):
         page_blocks(p)
 
 
 def test_a_missing_snippet_names_the_page_line(write_page, tmp_path):
     p = write_page("# T\n\n'''python\n--8<-- \"snippets/nope/missing.py\"\n'''\n")
-    with pytest.raises(config.DocsError, match=rf"{p}:4: .*missing\.py"):
+    with pytest.raises(paths.DocsError, match=rf"{p}:4: .*missing\.py"):
         page_blocks(p)
 
 
@@ -99,8 +95,8 @@ def test_a_wrong_expected_output_fails_with_both_outputs(write_page, tmp_path):
         '''
         """)
     (block,) = page_blocks(p)
-    with pytest.raises(running.BlockFailure) as failure:
-        running.check_output(block, running.run_python(block))
+    with pytest.raises(zygote_client.BlockFailure) as failure:
+        zygote_client.check_output(block, zygote_client.run_python(block))
     message = str(failure.value)
     assert message.startswith(f"{p}:3: printed output differs from the expected output at {p}:8")
     assert "-expected" in message and "+actual" in message and "--update-outputs" in message
@@ -109,7 +105,7 @@ def test_a_wrong_expected_output_fails_with_both_outputs(write_page, tmp_path):
 def test_update_outputs_rewrites_the_fence(write_page, tmp_path):
     p = write_page("'''python\nprint(6 * 7)\n'''\n\n<!--pytest-codeblocks:expected-output-->\n'''text\n0\n'''\n")
     (block,) = page_blocks(p)
-    running.write_output(block, running.run_python(block))
+    zygote_client.write_output(block, zygote_client.run_python(block))
     (block,) = page_blocks(p)
     assert block.expected_output == "42\n"
 
@@ -136,15 +132,15 @@ def test_update_outputs_handles_several_fences_on_a_page(write_page, tmp_path):
         '''
         """)
     for block in sorted(page_blocks(p), key=lambda b: -b.line):
-        running.write_output(block, running.run_python(block))
+        zygote_client.write_output(block, zygote_client.run_python(block))
     assert [b.expected_output for b in page_blocks(p)] == ["a\nb\nc\n", "1\n"]
 
 
 def test_tracebacks_point_at_page_lines(write_page, tmp_path):
     p = write_page("# T\n\n'''python\nx = 1\ny = x / 0\n'''\n")
     (block,) = page_blocks(p)
-    with pytest.raises(running.BlockFailure) as failure:
-        running.run_python(block)
+    with pytest.raises(zygote_client.BlockFailure) as failure:
+        zygote_client.run_python(block)
     assert f"{p}:5  y = x / 0" in str(failure.value)
     assert "ZeroDivisionError" in str(failure.value)
 
@@ -153,8 +149,8 @@ def test_continued_blocks_keep_their_page_lines(write_page, tmp_path):
     p = write_page("'''python\nx = 1\n'''\n\ntext\n\n<!--pytest-codeblocks:cont-->\n'''python\nassert x == 2\n'''\n")
     (block,) = page_blocks(p)
     assert block.line_map == [(str(p), 2), (str(p), 9)]
-    with pytest.raises(running.BlockFailure, match=rf"{p}:9  assert x == 2"):
-        running.run_python(block)
+    with pytest.raises(zygote_client.BlockFailure, match=rf"{p}:9  assert x == 2"):
+        zygote_client.run_python(block)
 
 
 def test_blocks_run_as_main_with_global_state_reset(write_page, tmp_path):
@@ -175,22 +171,22 @@ def test_blocks_run_as_main_with_global_state_reset(write_page, tmp_path):
         '''
         """)
     for block in page_blocks(p):
-        running.run_python(block)
+        zygote_client.run_python(block)
 
 
 def test_deprecation_warnings_fail_a_block(write_page, tmp_path):
     p = write_page("'''python\nimport warnings\nwarnings.warn('old', DeprecationWarning)\n'''\n")
     (block,) = page_blocks(p)
-    with pytest.raises(running.BlockFailure, match="DeprecationWarning: old"):
-        running.run_python(block)
+    with pytest.raises(zygote_client.BlockFailure, match="DeprecationWarning: old"):
+        zygote_client.run_python(block)
 
 
 def test_a_deprecation_announced_as_a_user_warning_fails_a_block(write_page, tmp_path):
     """torch says some deprecations with a plain UserWarning: the message counts."""
     p = write_page("'''python\nimport warnings\nwarnings.warn('f() is Deprecated, use g()')\n'''\n")
     (block,) = page_blocks(p)
-    with pytest.raises(running.BlockFailure, match=r"UserWarning: f\(\) is Deprecated"):
-        running.run_python(block)
+    with pytest.raises(zygote_client.BlockFailure, match=r"UserWarning: f\(\) is Deprecated"):
+        zygote_client.run_python(block)
 
 
 def test_cuda_blocks_are_api_checked(write_page, tmp_path):
@@ -217,8 +213,8 @@ def test_cuda_blocks_are_api_checked(write_page, tmp_path):
 def test_bash_blocks_fail_on_the_first_error(write_page, tmp_path):
     p = write_page("'''bash\nfalse\necho never\n'''\n")
     (block,) = page_blocks(p)
-    with pytest.raises(running.BlockFailure, match=rf"{p}:1: bash block exited with status 1"):
-        running.run_bash(block)
+    with pytest.raises(zygote_client.BlockFailure, match=rf"{p}:1: bash block exited with status 1"):
+        zygote_client.run_bash(block)
 
 
 TWIN_PAGE = """\
@@ -244,25 +240,25 @@ def test_identical_twins_run_once_and_different_ones_both_run(write_page, tmp_pa
     zh = write_page(TWIN_PAGE.format(title="标题", output="42"), "docs/zh/p.md")
     en = write_page(TWIN_PAGE.format(title="Title", output="42"), "docs/en/p.md")
     blocks = {"docs/zh/p.md": page_blocks(zh), "docs/en/p.md": page_blocks(en)}
-    pairs = collection.identical_twins(blocks)
+    pairs = page_items.identical_twins(blocks)
     assert [(a.page, a.line, b.page, b.line) for a, b in pairs] == [(zh, 3, en, 3), (zh, 13, en, 13)]
     # an expected output that differs (so would the code, a mark or its reason): both run
     en.write_text(en.read_text(encoding="utf-8").replace("42", "41"), encoding="utf-8")
     blocks["docs/en/p.md"] = page_blocks(en)
-    assert collection.identical_twins(blocks) == []
+    assert page_items.identical_twins(blocks) == []
     # a page collected without its twin runs its own blocks
-    assert collection.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
+    assert page_items.identical_twins({"docs/en/p.md": blocks["docs/en/p.md"]}) == []
 
 
 def test_a_twin_counts_with_the_run_that_stands_for_it():
     """On the xdist controller: the report of the Chinese block records its English twin."""
-    run = run_state.RunState()
+    run = state.RunState()
     skipped = ["docs/zh/p.md", 3, "Skipped: needs a CUDA device"]  # a list once it crossed from a worker
     for when, longrepr in [("setup", None), ("call", skipped)]:
         run.pytest_runtest_logreport(SimpleNamespace(
             nodeid="docs/zh/p.md::line 3", when=when, duration=0.5, longrepr=longrepr,
             passed=longrepr is None, failed=False, skipped=longrepr is not None,
-            user_properties=[(run_state.TWIN, ["docs/en/p.md", 5])],
+            user_properties=[(state.TWIN, ["docs/en/p.md", 5])],
         ))
     assert run.collected == {("docs/en/p.md", 5)}
     assert run.results[("docs/en/p.md", 5)] == {
@@ -313,7 +309,7 @@ def test_broken_anchor_in_built_html_is_named(tmp_path):
     (tmp_path / "a" / "index.html").write_text('<h1 id="top">A</h1>\n<a href="../b/#nope">b</a>\n')
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "index.html").write_text('<h1 id="top">B</h1>\n<script src="https://cdn.example/x.js"></script>\n')
-    broken, external = site.check_site(tmp_path)
+    broken, external = site_check.check_site(tmp_path)
     assert broken == ['a/index.html:2: <a href="../b/#nope">: no id="nope" in b/index.html']
     assert external == ["b/index.html:2: <script> loads https://cdn.example/x.js"]
 
@@ -325,7 +321,7 @@ def test_broken_anchor_fails_the_strict_build(write_page, tmp_path):
         "site_name: t\nstrict: true\ntheme: {name: material, font: false}\n"
         "plugins: []\nvalidation: {anchors: warn}\n"
     )
-    done = site.build_site(tmp_path / "mkdocs.yml", tmp_path / "site", cwd=tmp_path)
+    done = site_check.build_site(tmp_path / "mkdocs.yml", tmp_path / "site", cwd=tmp_path)
     assert done.returncode != 0
     assert "index.md" in done.stderr and "'#nope'" in done.stderr
 
@@ -334,14 +330,14 @@ def test_require_cuda_without_cuda_fails_fast():
     env = dict(os.environ, REQUIRE_CUDA="1")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "docs/en/index.md"],
-        cwd=config.REPO, env=env, capture_output=True, text=True, timeout=300,
+        cwd=paths.REPO, env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 3
     assert "REQUIRE_CUDA=1 but torch.cuda.is_available() is False" in done.stdout + done.stderr
 
 
 def test_parity_fix_copies_code_and_outputs_and_leaves_the_prose(write_page, tmp_path):
-    from devguide import parity
+    from devguide.source import parity
 
     zh = write_page("""\
         # 标题 { #t }
@@ -389,11 +385,11 @@ def test_an_error_demonstration_that_cannot_fail_is_refused(write_page, tmp_path
             assert "invalid literal" in str(e)
         '''
         """)
-    with pytest.raises(config.DocsError, match=rf"{p}:2: this try/except shows the error it expects but passes when no error comes"):
+    with pytest.raises(paths.DocsError, match=rf"{p}:2: this try/except shows the error it expects but passes when no error comes"):
         page_blocks(p)
     p.write_text(p.read_text().replace('    assert "invalid literal" in str(e)\n', '    assert "invalid literal" in str(e)\nelse:\n    raise AssertionError("expected a ValueError")\n'))
     (block,) = page_blocks(p)
-    running.run_block(block)
+    zygote_client.run_block(block)
 
 
 @pytest.mark.parametrize(
@@ -413,7 +409,7 @@ def test_a_printed_error_needs_a_verified_output(write_page, handler, output, re
         text += f"\n<!--pytest-codeblocks:expected-output-->\n{F}text\n{output}\n{F}\n"
     p = write_page(text)
     if refused:
-        with pytest.raises(config.DocsError, match=rf"{p}:2: this try/except shows the error"):
+        with pytest.raises(paths.DocsError, match=rf"{p}:2: this try/except shows the error"):
             page_blocks(p)
     else:
         assert len(page_blocks(p)) == 1

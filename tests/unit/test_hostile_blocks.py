@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from devguide import sandbox
+from devguide.run import sandbox
 from tests.unit import test_isolation as isolation
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner's process control is Linux's")
@@ -334,7 +334,7 @@ def test_the_whole_run_has_a_time_limit(tmp_path):
 
 
 def test_markers_that_apply_to_nothing_are_errors_at_their_own_line(write_page):
-    from devguide import pages
+    from devguide.source import fences
 
     p = write_page("""\
         # T
@@ -362,7 +362,7 @@ def test_markers_that_apply_to_nothing_are_errors_at_their_own_line(write_page):
 
         <!--pytest-codeblocks:expected-output-->
         """)
-    problems = [e.problem for e in pages.classify(p) if e.problem]
+    problems = [e.problem for e in fences.classify(p) if e.problem]
     assert any(x.startswith(f"{p}:12: a second <!--pytest-codeblocks:expected-output--> for the block at line 3") for x in problems), problems
     assert any(x.startswith(f"{p}:17: <!--pytest.mark.skip(reason=\"x\")--> is followed by text (line 18)") for x in problems), problems
     assert any(x.startswith(f"{p}:24: <!--pytest-codeblocks:expected-output--> is followed by the end of the page") for x in problems), problems
@@ -370,15 +370,15 @@ def test_markers_that_apply_to_nothing_are_errors_at_their_own_line(write_page):
 
 
 def test_a_mark_error_points_at_the_comment(write_page):
-    from devguide import pages
+    from devguide.source import fences
 
     p = write_page("# T\n\n<!--pytest.mark.gpu-->\n\n'''python\nx = 1\n'''\n")
-    (problem,) = [e.problem for e in pages.classify(p) if e.problem]
+    (problem,) = [e.problem for e in fences.classify(p) if e.problem]
     assert problem.startswith(f"{p}:3: unknown mark")
 
 
 def test_repeated_traceback_lines_collapse_as_python_collapses_them():
-    from devguide.runner import collapse_repeats
+    from devguide.run.zygote import collapse_repeats
 
     assert collapse_repeats(["a", *["b"] * 1000, "c"]) == ["a", "b", "b", "b", "  [Previous line repeated 997 more times]", "c"]
     mutual = collapse_repeats(["f", "g"] * 500)

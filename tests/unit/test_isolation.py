@@ -17,8 +17,10 @@ import textwrap
 
 import pytest
 
-from devguide import census, config, running, sandbox
-from devguide.blocks import page_blocks
+from devguide import paths
+from devguide.census import file as census
+from devguide.run import sandbox, zygote_client
+from devguide.source.blocks import page_blocks
 
 F = "`" * 3
 
@@ -26,9 +28,9 @@ F = "`" * 3
 def scratch_project(tmp_path, pages: dict[str, str]):
     root = tmp_path / "project"
     root.mkdir()
-    shutil.copytree(config.REPO / "snippets", root / "snippets")
+    shutil.copytree(paths.REPO / "snippets", root / "snippets")
     for name in ("pyproject.toml", "mkdocs.yml", "LICENSE"):
-        shutil.copy(config.REPO / name, root / name)
+        shutil.copy(paths.REPO / name, root / name)
     for rel, text in pages.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -340,7 +342,7 @@ def test_mps_and_xpu_blocks_are_skipped_counted_and_api_checked_in_a_whole_run(p
     """The whole run as a contributor makes it: the CPU block runs, the device blocks
     are skipped with a reason that says no CI machine runs them, the one with a
     misspelt torch name fails at its page line, and the census counts them apart."""
-    if config.device_available("mps") or config.device_available("xpu"):
+    if paths.device_available("mps") or paths.device_available("xpu"):
         pytest.skip("this machine has an MPS or XPU device: the blocks would run")
     root, rc, out, _ = planted
     assert rc == 1, out[-3000:]
@@ -353,7 +355,7 @@ def test_mps_and_xpu_blocks_are_skipped_counted_and_api_checked_in_a_whole_run(p
     data = json.loads((root / "build" / "validation.json").read_text(encoding="utf-8"))
     assert census.validate(data) is None
     rows = {(f["page"], f["line"]): f for f in data["fences"]}
-    for lang in config.LANGUAGES:
+    for lang in paths.LANGUAGES:
         page = f"docs/{lang}/devices.md"
         assert rows[page, 3]["status"] == "passed"
         assert (rows[page, 8]["kind"], rows[page, 8]["status"]) == ("mps", "skipped")
@@ -400,7 +402,7 @@ def test_a_comment_that_looks_like_a_mark_is_a_mark_or_an_error(tmp_path, commen
     p = tmp_path / "docs" / "zh" / "p.md"
     p.parent.mkdir(parents=True)
     p.write_text(f"# P\n\n{comment}\n{F}bash\npip install something\n{F}\n", encoding="utf-8")
-    with pytest.raises(config.DocsError) as error:
+    with pytest.raises(paths.DocsError) as error:
         page_blocks(p)
     assert f"{p}:3:" in str(error.value) and says in str(error.value)
 
@@ -422,7 +424,7 @@ def test_a_mark_with_the_spaces_of_an_html_comment_is_a_mark(tmp_path):
 def test_an_output_fence_that_would_never_be_compared_is_refused(tmp_path, above_output, says):
     p = tmp_path / "p.md"
     p.write_text(f"# P\n\n{F}python\nprint(1)\n{F}\n\n{above_output}\n{F}text\n2\n{F}\n", encoding="utf-8")
-    with pytest.raises(config.DocsError) as error:
+    with pytest.raises(paths.DocsError) as error:
         page_blocks(p)
     assert f"{p}:7:" in str(error.value) and says in str(error.value)
 
@@ -434,7 +436,7 @@ def test_an_output_after_a_text_fence_is_refused(tmp_path):
         f"<!--pytest-codeblocks:expected-output-->\n{F}text\n2\n{F}\n",
         encoding="utf-8",
     )
-    with pytest.raises(config.DocsError, match=rf"{p}:11: .*follows the text fence at line 7, which never runs"):
+    with pytest.raises(paths.DocsError, match=rf"{p}:11: .*follows the text fence at line 7, which never runs"):
         page_blocks(p)
 
 
@@ -446,12 +448,12 @@ def test_an_output_for_another_torch_is_chosen_by_version(tmp_path, monkeypatch)
         encoding="utf-8",
     )
     (block,) = page_blocks(p)
-    monkeypatch.setattr(config, "torch_version", lambda: "2.11.0")
-    with pytest.raises(running.BlockFailure, match=r"p.md:15 \(the output for torch<2.12\)"):
-        running.check_output(block, "1\n")
-    running.check_output(block, "2\n")
-    monkeypatch.setattr(config, "torch_version", lambda: "2.13.0")
-    running.check_output(block, "1\n")
+    monkeypatch.setattr(paths, "torch_version", lambda: "2.11.0")
+    with pytest.raises(zygote_client.BlockFailure, match=r"p.md:15 \(the output for torch<2.12\)"):
+        zygote_client.check_output(block, "1\n")
+    zygote_client.check_output(block, "2\n")
+    monkeypatch.setattr(paths, "torch_version", lambda: "2.13.0")
+    zygote_client.check_output(block, "1\n")
 
 
 REUSED = """\
@@ -508,7 +510,7 @@ def test_a_failure_is_never_reused(tmp_path, monkeypatch):
 def test_a_changed_snippet_or_environment_changes_every_blocks_key(tmp_path, monkeypatch):
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "a.py").write_text("x = 1\n", encoding="utf-8")
-    monkeypatch.setattr(config, "REPO", tmp_path)
+    monkeypatch.setattr(paths, "REPO", tmp_path)
 
     def fresh():  # computed again, not taken from this process's caches
         census._fingerprint_without_limits.cache_clear()
@@ -584,15 +586,15 @@ def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, 
     blocks in two workers (a page's zh and en twins) collided on a GPU machine."""
     import threading
 
-    from devguide import ports as runner
+    from devguide.run import ports
 
-    assert bool(runner.DEFAULT_PORT_TORCHRUN.search(code)) is locked
-    if not locked or runner.fcntl is None:
+    assert bool(ports.DEFAULT_PORT_TORCHRUN.search(code)) is locked
+    if not locked or ports.fcntl is None:
         return
     inside, overlap = [], []
 
     def one():
-        with runner.one_at_a_time({"code": code}):
+        with ports.one_at_a_time({"code": code}):
             inside.append(1)
             overlap.append(len(inside))
             threading.Event().wait(0.05)
@@ -620,6 +622,6 @@ def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, 
 def test_the_zygote_imports_dynamo_only_for_blocks_that_seem_to_need_it(code, needs):
     """Pages without such blocks start their first block 1.5 s sooner; a block the
     pattern misses imports torch._dynamo itself (every block of make test passes)."""
-    from devguide import runner
+    from devguide.run import zygote
 
-    assert bool(runner.NEEDS_DYNAMO.search(code)) is needs
+    assert bool(zygote.NEEDS_DYNAMO.search(code)) is needs

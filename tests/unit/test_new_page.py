@@ -16,7 +16,7 @@ import subprocess
 import pytest
 from mkdocs_git_revision_date_localized_plugin.util import Util
 
-from devguide import nav
+from devguide.source import nav
 
 LOGGER = "mkdocs.plugins.mkdocs_git_revision_date_localized_plugin.util"
 

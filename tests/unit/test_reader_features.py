@@ -9,7 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from devguide import config, downloads, llms, printing, repository
+from devguide import paths
+from devguide.mkdocs_plugin.reader import downloads, llms, printing, repository
 
 FENCE = "`" * 3
 SNIPPET = "snippets/devices/show_visible_gpus.py"
@@ -70,7 +71,7 @@ PAGE = f"""\
 
 
 def test_a_page_script_holds_the_blocks_in_order_as_the_harness_runs_them(tmp_path):
-    from devguide.blocks import page_blocks
+    from devguide.source.blocks import page_blocks
 
     path = page(tmp_path, PAGE)
     blocks = page_blocks(path)
@@ -92,7 +93,7 @@ def test_a_page_script_holds_the_blocks_in_order_as_the_harness_runs_them(tmp_pa
     assert cells[2][1].startswith("# git clone https://github.com/o/r.git")
     assert cells[3][1].startswith(f"# python {SNIPPET}")
     # an include expanded, a continuation joined to its block
-    assert (config.REPO / SNIPPET).read_text(encoding="utf-8").strip() in cells[4][1]
+    assert (paths.REPO / SNIPPET).read_text(encoding="utf-8").strip() in cells[4][1]
     assert cells[5][1].startswith("z = x + 1\nassert z == 2\n")
     # the program the bash block runs is named, with where to get it
     assert f"https://github.com/o/r/blob/main/{SNIPPET}" in script.split("\n# %% ")[0]
@@ -112,21 +113,21 @@ def test_the_cuda_guard_keeps_multiline_strings_and_fstrings():
 def test_download_names_and_places():
     """A download's name holds its section, so that it shadows no module when run
     in its own folder (``numpy.py`` would hide numpy from its own ``import numpy``)."""
-    moving = config.DOCS / "en" / "devices" / "moving.md"
+    moving = paths.DOCS / "en" / "devices" / "moving.md"
     assert downloads.site_path(moving, ".py") == "en/devices/devices-moving.py"
     assert downloads.site_path(moving, ".md") == "en/devices/moving.md"
     assert downloads.download_name(moving, ".py") == "devices-moving.py"
-    numpy_page = config.DOCS / "en" / "devices" / "numpy.md"
+    numpy_page = paths.DOCS / "en" / "devices" / "numpy.md"
     assert downloads.download_name(numpy_page, ".py") == "devices-numpy.py"
-    errors = config.DOCS / "zh" / "reference" / "errors" / "numpy.md"
+    errors = paths.DOCS / "zh" / "reference" / "errors" / "numpy.md"
     assert downloads.download_name(errors, ".py") == "reference-errors-numpy.py"
-    start = config.DOCS / config.DEFAULT_LANGUAGE / "getting-started" / "index.md"
+    start = paths.DOCS / paths.DEFAULT_LANGUAGE / "getting-started" / "index.md"
     assert downloads.site_path(start, ".md") == "getting-started/index.md"
     assert downloads.download_name(start, ".py") == "getting-started.py"
     assert downloads.site_path(start, ".py") == "getting-started/getting-started.py"
-    tour = config.DOCS / "en" / "getting-started" / "device-tour.py"
+    tour = paths.DOCS / "en" / "getting-started" / "device-tour.py"
     assert downloads.site_path(tour, ".ipynb") == "en/getting-started/getting-started-device-tour.ipynb"
-    home = config.DOCS / config.DEFAULT_LANGUAGE / "index.md"
+    home = paths.DOCS / paths.DEFAULT_LANGUAGE / "index.md"
     assert downloads.download_name(home, ".py") == "pytorch-device-guide.py"
 
 
@@ -186,18 +187,18 @@ def test_device_only_and_version_blocks_are_guarded_and_other_releases_warned(tm
         body = script.replace("import sklearn", "sklearn = None")  # the import is not what is tested here
         exec(compile(body, "page.py", "exec"), {"__name__": "__main__"})
     (warning,) = [str(w.message) for w in caught]
-    assert config.pinned_torch() in warning and "9.9.0" in warning
+    assert paths.pinned_torch() in warning and "9.9.0" in warning
 
 
 def test_the_header_names_the_packages_beside_torch_and_numpy():
-    moving = config.DOCS / "en" / "devices" / "moving.md"
+    moving = paths.DOCS / "en" / "devices" / "moving.md"
     assert downloads.needed_packages(moving) == []
-    evaluation = config.DOCS / "en" / "training" / "evaluation.md"
+    evaluation = paths.DOCS / "en" / "training" / "evaluation.md"
     assert downloads.needed_packages(evaluation) == ["scikit-learn"]
 
 
 def test_headings_anchors_become_html_anchors_outside_fences():
-    from devguide.notebook_downloads import html_anchors
+    from devguide.mkdocs_plugin.reader.notebook_downloads import html_anchors
 
     text = "## Pick a device { #pick-a-device }\n\n```python\n# x { #kept }\n```\n# # Cell { #cell }\n"
     assert html_anchors(text) == (
@@ -206,7 +207,7 @@ def test_headings_anchors_become_html_anchors_outside_fences():
 
 
 def test_notebook_outputs_are_read_back_from_the_rendered_run():
-    from devguide.notebook_downloads import outputs_from_html
+    from devguide.mkdocs_plugin.reader.notebook_downloads import outputs_from_html
 
     html = (
         '<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell"><h1>T</h1></div>'
@@ -230,7 +231,7 @@ def test_notebook_outputs_are_read_back_from_the_rendered_run():
 
 
 def test_the_colab_link_opens_the_deployed_notebook_of_this_version():
-    from devguide.notebook_downloads import colab_url
+    from devguide.mkdocs_plugin.reader.notebook_downloads import colab_url
 
     url = colab_url("https://github.com/o/r/", "en/getting-started/getting-started-device-tour.ipynb", "2.13")
     assert url == ("https://colab.research.google.com/github/o/r/blob/gh-pages/2.13/"
@@ -277,9 +278,9 @@ def test_the_issue_link_is_encoded_and_names_page_and_torch(lang):
 
 def test_the_served_markdown_expands_includes_and_rebases_links_out_of_the_language(tmp_path, monkeypatch):
     docs = tmp_path / "docs"
-    monkeypatch.setattr(config, "DOCS", docs)
-    monkeypatch.setattr(llms.config, "DOCS", docs)
-    lang = config.DEFAULT_LANGUAGE
+    monkeypatch.setattr(paths, "DOCS", docs)
+    monkeypatch.setattr(llms.paths, "DOCS", docs)
+    lang = paths.DEFAULT_LANGUAGE
     path = page(docs, f"""\
         # P
 
@@ -297,7 +298,7 @@ def test_the_served_markdown_expands_includes_and_rebases_links_out_of_the_langu
     assert "[the program](../snippets/x.py)" in served
     assert "[a page](../devices/moving.md#to)" in served and "`[not](a.md)`" in served
     assert f"{FENCE}python\n" in served and "--8<--" not in served
-    assert (config.REPO / SNIPPET).read_text(encoding="utf-8").strip() in served
+    assert (paths.REPO / SNIPPET).read_text(encoding="utf-8").strip() in served
     assert "!!! note\n    A filled admonition." in served
 
 
@@ -346,9 +347,9 @@ def test_the_print_page_works_with_the_offline_build_urls():
 
 
 def test_the_downloads_list_links_from_each_page_and_from_its_markdown():
-    from devguide.reader_site import _links_from
+    from devguide.mkdocs_plugin.reader.takeaways import _links_from
 
-    zh, zip_path = config.DEFAULT_LANGUAGE, f"downloads/{downloads.OFFLINE_ZIP}"
+    zh, zip_path = paths.DEFAULT_LANGUAGE, f"downloads/{downloads.OFFLINE_ZIP}"
     # in the page: source links, which mkdocs resolves (the print page is zh/print.md)
     assert _links_from(f"{zh}/getting-started/index.md", zh, False, True) == {
         "zip": f"../../{zip_path}", "pdf": f"../../downloads/pytorch-device-guide-{zh}.pdf",
@@ -365,15 +366,15 @@ def test_the_pdfs_are_published_and_linked_beside_the_print_page(tmp_path, monke
     downloads/ and the print page links its own; a folder without them stops the build."""
     from mkdocs.exceptions import PluginError
 
-    from devguide import pdf
+    from devguide.mkdocs_plugin.reader import pdf
 
     assert pdf.published({}) == {}
     with pytest.raises(PluginError, match="make pdf"):
         pdf.published({pdf.PDFS_ENV: str(tmp_path)})
-    for lang in config.LANGUAGES:
+    for lang in paths.LANGUAGES:
         (tmp_path / pdf.pdf_name(lang)).write_bytes(b"%PDF-1.4\n")
     found = pdf.published({pdf.PDFS_ENV: str(tmp_path)})
-    assert {lang: p.name for lang, p in found.items()} == {lang: f"pytorch-device-guide-{lang}.pdf" for lang in config.LANGUAGES}
+    assert {lang: p.name for lang, p in found.items()} == {lang: f"pytorch-device-guide-{lang}.pdf" for lang in paths.LANGUAGES}
     page = printing.source("en", ("../downloads/pytorch-device-guide-en.pdf", 3 * 2**20))
     assert "[PDF](../downloads/pytorch-device-guide-en.pdf) (3.0 MB)" in page
     assert "PDF](" not in printing.source("en")

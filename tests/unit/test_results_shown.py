@@ -3,7 +3,9 @@
 import json
 import re
 
-from devguide import report, report_words, results, summary, validated_line
+from devguide.census import results, summary
+from devguide.mkdocs_plugin import words
+from devguide.mkdocs_plugin.report import validated_line, validation_page
 
 PAGE = "docs/en/async/streams.md"  # CPU blocks and CUDA-only blocks
 
@@ -52,7 +54,7 @@ def test_the_summary_keeps_a_checked_out_files_mode(tmp_path):
 def test_a_failing_run_leaves_the_summary_alone(tmp_path, monkeypatch):
     import pytest
 
-    from devguide.run_state import RunState
+    from devguide.pytest_plugin.state import RunState
 
     path = tmp_path / "summary.json"
     monkeypatch.setattr(summary, "PATH", path)
@@ -133,9 +135,9 @@ def test_a_block_changed_since_the_run_is_not_yet_run():
 
 
 def test_standard_reasons_are_translated():
-    assert report_words.reason("zh", "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)").startswith("需要 CUDA 设备")
-    assert report_words.reason("zh", "needs two GPUs") == "需要两块 GPU"
-    assert report_words.reason("en", "needs two GPUs") == "needs two GPUs"
+    assert words.reason("zh", "needs a CUDA device: runs in the GPU workflow (REQUIRE_CUDA=1)").startswith("需要 CUDA 设备")
+    assert words.reason("zh", "needs two GPUs") == "需要两块 GPU"
+    assert words.reason("en", "needs two GPUs") == "needs two GPUs"
 
 
 def test_row_ids():
@@ -151,9 +153,9 @@ def test_a_build_without_a_test_run_shows_the_recorded_run(tmp_path, monkeypatch
     recorded = tmp_path / "summary.json"
     summary.write_if_changed(census({sha: "passed" for sha in shas}), recorded)
     monkeypatch.setattr(summary, "PATH", recorded)
-    monkeypatch.setattr(results.config, "VALIDATION_JSON", tmp_path / "no-test-run.json")
+    monkeypatch.setattr(results.paths, "VALIDATION_JSON", tmp_path / "no-test-run.json")
     cpu = results.cpu_run()
     assert cpu is not None and cpu.source == "recorded" and cpu.machine["cpu"] == "AMD EPYC"
     assert len(results.page_status(PAGE, cpu, None).cpu["passed"]) == len(shas)
-    rendered = report.render("en")
+    rendered = validation_page.render("en")
     assert "From the last run recorded in the repository" in rendered and "AMD EPYC" in rendered

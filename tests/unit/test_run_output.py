@@ -1,24 +1,25 @@
-"""What a run prints at its end (devguide.terminal, devguide.run_state): skipped
+"""What a run prints at its end (devguide.pytest_plugin.terminal, devguide.pytest_plugin.state): skipped
 tests one line per reason, and the census line on a line of its own. (A real run's
 folded skips: tests/unit/test_isolation.py's planted project, run with -rA.)"""
 
 from types import SimpleNamespace
 
-from devguide import config, terminal
-from devguide.marks import MARKS
+from devguide import paths
+from devguide.pytest_plugin import terminal
+from devguide.source.marks import MARKS
 
 CUDA = f"{MARKS['cuda']}; compiled and API-checked here"
 
 
 def skip(path, line, reason):
-    return SimpleNamespace(longrepr=(str(config.REPO / path), line, reason), nodeid=f"{path}::line {line}")
+    return SimpleNamespace(longrepr=(str(paths.REPO / path), line, reason), nodeid=f"{path}::line {line}")
 
 
 def test_skips_are_one_line_per_reason():
     reports = [skip(f"docs/{lang}/p{n}.md", 10 * n, CUDA) for n in range(1, 55) for lang in ("zh", "en")]
     reports.append(skip("docs/zh/q.md", 7, "installs packages; never run in tests"))
     reports.append(skip("tests/site/test_browser.py", 3, "Skipped: no Chromium"))
-    lines = terminal.grouped_skips(reports, config.REPO)
+    lines = terminal.grouped_skips(reports, paths.REPO)
     assert lines == [
         f"SKIPPED [108] {CUDA} (in 108 files: docs/zh/p1.md:10, docs/en/p1.md:10 and 106 more)",
         "SKIPPED [1] docs/zh/q.md:7: installs packages; never run in tests",
@@ -30,7 +31,7 @@ class Reporter:
     """The parts of pytest's TerminalReporter that report_skips uses."""
 
     def __init__(self, reportchars="fEsxX", foldskipped=True, skipped=()):
-        self.reportchars, self.foldskipped, self.startpath = reportchars, foldskipped, config.REPO
+        self.reportchars, self.foldskipped, self.startpath = reportchars, foldskipped, paths.REPO
         self.stats = {"skipped": list(skipped)}
         self.lines = []
 
@@ -63,7 +64,7 @@ def test_the_census_line_is_printed_in_the_summary_not_on_the_progress_line():
     """pytest_sessionfinish runs before pytest ends the progress line: what the run
     has to say (census written, outputs updated, summary rewritten) waits for the
     terminal summary, where each note is a line of its own."""
-    from devguide.run_state import RunState
+    from devguide.pytest_plugin.state import RunState
 
     state = RunState(notes=["census with results written to build/validation.json"])
     reporter = Reporter()
@@ -75,7 +76,7 @@ def test_devguide_page_says_which_checks_it_ran(monkeypatch):
     """`python -m devguide page` ends with its checks, each ok or FAILED, the nav among
     them; planted: the page pair missing from mkdocs.yml's nav."""
     from devguide import __main__ as cli
-    from devguide import nav
+    from devguide.source import nav
 
     pair = cli.page_pair("getting-started/index")
     found = cli._pair_problems(pair)

@@ -1,5 +1,5 @@
-"""What a build prints and leaves behind (devguide/site_hooks/quiet.py,
-devguide/ipython_kernel_config.py): no third-party chatter, and ``mkdocs serve``
+"""What a build prints and leaves behind (devguide/mkdocs_plugin/hooks/quiet.py,
+devguide/dev/ipython_kernel_config.py): no third-party chatter, and ``mkdocs serve``
 stopped by Ctrl-C or SIGTERM removes its temporary site folder."""
 
 import logging
@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from devguide import config
-from devguide.site_hooks import quiet
+from devguide import paths
+from devguide.mkdocs_plugin.hooks import quiet
 
-QUIET = config.REPO / "devguide" / "site_hooks" / "quiet.py"
+QUIET = paths.REPO / "devguide" / "mkdocs_plugin" / "hooks" / "quiet.py"
 
 
 def free_port() -> int:
@@ -83,7 +83,7 @@ def test_third_party_chatter_is_dropped(caplog):
 
 def test_the_kernel_drops_only_its_tcp_notice():
     """The kernel configuration make setup installs, run as IPython runs it."""
-    code = (config.REPO / "devguide" / "ipython_kernel_config.py").read_text(encoding="utf-8")
+    code = (paths.REPO / "devguide" / "dev" / "ipython_kernel_config.py").read_text(encoding="utf-8")
     exec(compile(code, "ipython_kernel_config.py", "exec"), {})
     (dropper,) = [f for f in logging.getLogger("IPKernelApp").filters if type(f).__name__ == "_DropTcpNotice"]
     record = logging.LogRecord("IPKernelApp", logging.WARNING, "", 0, "Kernel is running over TCP without encryption. …", (), None)

@@ -1,4 +1,4 @@
-"""--reuse-unchanged and the tests outside docs/ (devguide.tier_reuse): reported
+"""--reuse-unchanged and the tests outside docs/ (devguide.pytest_plugin.reuse): reported
 passed without running only while nothing at all changed since they all passed."""
 
 import subprocess

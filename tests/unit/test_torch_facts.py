@@ -1,4 +1,4 @@
-"""torch's facts come from a process of their own (devguide.torch_facts): the pytest
+"""torch's facts come from a process of their own (devguide.census.torch_facts): the pytest
 process that runs a page never imports torch (its import and its teardown cost
 about 1.6 s of a page's run), and the facts are torch's own."""
 
@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 
-from devguide import config, torch_facts
+from devguide import paths
+from devguide.census import torch_facts
 
 
 def test_the_facts_are_those_of_the_installed_torch():
@@ -15,7 +16,7 @@ def test_the_facts_are_those_of_the_installed_torch():
     assert facts["torch"].split("+")[0] == importlib.metadata.version("torch").split("+")[0]
     assert set(facts["devices"]) == {"cuda", "mps", "xpu"}
     assert isinstance(facts["cpu_capability"], str) and facts["cpu_capability"]
-    assert config.device_available("cuda") is facts["devices"]["cuda"]
+    assert paths.device_available("cuda") is facts["devices"]["cuda"]
 
 
 def test_missing_torch_names_are_found_there():
@@ -30,9 +31,11 @@ def test_missing_torch_names_are_found_there():
 def test_what_the_harness_asks_of_torch_does_not_import_it_in_the_process_that_asks():
     code = (
         "import sys\n"
-        "from devguide import census, config, machine, sandbox\n"
+        "from devguide import paths\n"
+        "from devguide.census import file as census, machine\n"
+        "from devguide.run import sandbox\n"
         "census.environment_fingerprint(sandbox.block_limits())\n"
-        "config.device_available('cuda')\n"
+        "paths.device_available('cuda')\n"
         "machine.machine()\n"
         "print('torch' in sys.modules)\n"
     )
@@ -47,7 +50,7 @@ def test_a_process_that_cannot_answer_says_what_to_check(monkeypatch):
     try:
         torch_facts.ask({"facts": True})
     except RuntimeError as e:
-        assert "devguide.torch_facts" in str(e) and "import torch" in str(e)
+        assert "devguide.census.torch_facts" in str(e) and "import torch" in str(e)
     else:
         raise AssertionError("expected a RuntimeError")
     finally:

@@ -1,4 +1,4 @@
-"""The npm packages the build and the tests unpack without npm (devguide.vendor)."""
+"""The npm packages the build and the tests unpack without npm (devguide.dev.vendor)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import tarfile
 
 import pytest
 
-from devguide import vendor
+from devguide.dev import vendor
 
 
 def tarball(files: dict[str, bytes]) -> bytes:
@@ -33,7 +33,7 @@ def test_another_file_from_the_registry_is_refused_and_nothing_is_unpacked(tmp_p
     package = vendor.PACKAGES["axe-core"]
     (tmp_path / "axe-core").mkdir()
     (tmp_path / "axe-core" / "axe.min.js").write_text("the good copy")
-    with pytest.raises(vendor.VendorError, match=r"checksum .* expected sha512-.*devguide/vendor.py"):
+    with pytest.raises(vendor.VendorError, match=r"checksum .* expected sha512-.*devguide/dev/vendor.py"):
         vendor.unpack(package, tarball({"package/axe.min.js": b"tampered"}), tmp_path / "axe-core")
     assert (tmp_path / "axe-core" / "axe.min.js").read_text() == "the good copy"
 

@@ -4,7 +4,7 @@
 // the result links; the index is chosen here instead, for search-index requests only.
 // Search index, loaded per language and only when the reader wants to search;
 // sitemaps from the language roots.
-// 1. One index per language (devguide/site_hooks/search_per_language.py): pages in a language
+// 1. One index per language (devguide/mkdocs_plugin/hooks/search_per_language.py): pages in a language
 //    other than the default (zh) load /<lang>/search/search_index.json.
 // 2. The index (≈400 kB, ≈125 kB gzip) is most of a page's weight, so Material's request for
 //    it is held until the reader shows intent: pointer over or focus on the

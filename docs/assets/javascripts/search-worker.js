@@ -1,6 +1,6 @@
 // The site's search worker. It replaces Material's lunr worker and speaks the
 // same messages (SETUP → READY, QUERY → RESULT), so Material's search box and
-// result list are unchanged; devguide/site_hooks/search_per_language.py points every page
+// result list are unchanged; devguide/mkdocs_plugin/hooks/search_per_language.py points every page
 // at this file.
 //
 // Why not lunr: readers type questions ("怎么把模型放到GPU上"), API names
@@ -913,7 +913,7 @@
 
   // ------------------------------------------------------------------ messages
 
-  // The index comes in two parts (devguide/site_hooks/search_per_language.py): Material's
+  // The index comes in two parts (devguide/mkdocs_plugin/hooks/search_per_language.py): Material's
   // request brings every section's title, code names and the first ≈500
   // characters of its text, enough for a first answer; the rest of the text
   // (config.rest, relative to the site root) is fetched once that answer is

@@ -1,0 +1,249 @@
+"""The benchmark on real material: questions and error messages that users posted.
+
+``tests/site/real_questions_{en,zh}.toml`` and ``tests/site/real_errors.toml`` were
+collected from public GitHub issues and forum pages, with their sources, in the
+askers' own words (never written by this project). Which entry answers a message
+is our judgement and lives apart from the corpus, in
+``tests/site/real_errors_answers.toml`` (one table row per message family).
+
+Measured, per language site, in Chromium through the real search box
+(``devguide.dev.searchbench``):
+
+* questions: top-1, top-3 and MRR@5 of the pages that answer them;
+* errors: the share whose entry is on both sites (its anchor is on the built
+  page of each language), the share found by pasting the whole message (the
+  entry's page among the first three results) and the share whose result list
+  links the entry's section itself.
+
+``make bench`` prints the numbers (``python -m devguide real-bench``);
+tests/site/test_search.py holds them to the floors in ``FLOORS`` (today's numbers
+less a margin, never under the goal); ``GOAL`` is what issue 24 asks for.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from devguide import paths
+from devguide.dev import searchbench
+
+SITE_TESTS = paths.REPO / "tests" / "site"
+QUESTIONS = {lang: SITE_TESTS / f"real_questions_{lang}.toml" for lang in ("en", "zh")}
+ERRORS = SITE_TESTS / "real_errors.toml"
+ANSWERS = SITE_TESTS / "real_errors_answers.toml"
+
+# The goal (issue 24): 90 % of each language's questions answered in the top three,
+# 90 % of the messages on both sites and found by pasting them whole.
+GOAL = {"question_top3": 0.90, "errors_on_both": 0.90, "errors_found": 0.90}
+# What make test holds the site to: never below the goal, and above it where this
+# build measured more (less a margin for a changed page); raised as the site
+# improves, never lowered to pass.
+FLOORS = {
+    "zh": {"question_top3": 0.93, "errors_on_both": 0.97, "errors_found": 0.93},
+    "en": {"question_top3": 0.90, "errors_on_both": 0.97, "errors_found": 0.93},
+}
+assert all(FLOORS[lang][k] >= GOAL[k] for lang in FLOORS for k in GOAL), "a floor under the goal"
+
+
+@dataclass
+class Question:
+    lang: str
+    q: str
+    pages: list[str]
+    source: str
+    got: list[str] = field(default_factory=list)
+
+    @property
+    def rank(self) -> int | None:
+        return next((i + 1 for i, p in enumerate(self.got[:5]) if accepts(self.pages, p)), None)
+
+
+@dataclass
+class Paste:
+    text: str
+    source: str
+    family: str
+    answers: list[str]  # "reference/errors/nccl/#nccl-watchdog-timeout" or a page alone
+    got: dict[str, list[str]] = field(default_factory=dict)  # lang -> result pages
+    links: dict[str, list[str]] = field(default_factory=dict)  # lang -> links of the first three results
+
+    def pages(self) -> list[str]:
+        return [a.split("#")[0] for a in self.answers]
+
+    def found(self, lang: str) -> bool:
+        return any(accepts(self.pages(), p) for p in self.got.get(lang, [])[:3])
+
+    def section(self, lang: str) -> bool:
+        return any(_same(link, a) for link in self.links.get(lang, []) for a in self.answers if "#" in a)
+
+
+def _same(link: str, answer: str) -> bool:
+    """``link`` (a result's address under the language root, perhaps with ``?h=``) opens ``answer``."""
+    page, anchor = answer.split("#")
+    return link.split("#")[0].split("?")[0] == page and link.endswith("#" + anchor)
+
+
+def accepts(pages: list[str], got: str) -> bool:
+    """A result page is acceptable when named, or under a named section that ends in
+    ``errors/`` (a question answered by "the error reference" accepts any of its pages)."""
+    return any(got == p or (p.endswith("errors/") and got.startswith(p)) for p in pages)
+
+
+def load_questions(root: Path = paths.REPO) -> list[Question]:
+    out = []
+    for lang, path in QUESTIONS.items():
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        for entry, line in zip(data["question"], searchbench.header_lines(path, "[[question]]"), strict=True):
+            where = f"{paths.rel(path)}:{line}"
+            assert entry.get("lang") == lang, f"{where}: lang must be {lang!r} in this file"
+            assert entry.get("source"), f"{where}: no source: name the issue (owner/repo#N) or the address"
+            for url in entry["pages"]:
+                if not url.endswith("errors/"):
+                    assert searchbench.page_source(root, lang, url), f"{where}: {url!r} is no page of docs/{lang}/"
+            out.append(Question(lang=lang, q=entry["q"], pages=list(entry["pages"]), source=entry["source"]))
+    return out
+
+
+def load_errors(root: Path = paths.REPO) -> list[Paste]:
+    answers = tomllib.loads(ANSWERS.read_text(encoding="utf-8"))["answers"]
+    data = tomllib.loads(ERRORS.read_text(encoding="utf-8"))
+    out = []
+    for entry, line in zip(data["error"], searchbench.header_lines(ERRORS, "[[error]]"), strict=True):
+        where = f"{paths.rel(ERRORS)}:{line}"
+        assert entry.get("source"), f"{where}: no source: name the issue (owner/repo#N) or the address"
+        family = entry["family"]
+        assert family in answers, (
+            f"{where}: family {family!r} has no answer in {paths.rel(ANSWERS)}: add "
+            f'{family} = ["reference/errors/<page>/#<anchor>"]')
+        out.append(Paste(text=entry["text"].strip(), source=entry["source"], family=family,
+                         answers=list(answers[family])))
+    return out
+
+
+def anchors_on_site(site_dir: Path, lang: str, answer: str) -> bool:
+    """The answer's page is built for ``lang`` and, when it names an anchor, has it."""
+    page, _, anchor = answer.partition("#")
+    html_path = site_dir / paths.url_prefix(lang) / page / "index.html"
+    if not html_path.is_file():
+        return False
+    return not anchor or re.search(rf'\bid="{re.escape(anchor)}"', html_path.read_text(encoding="utf-8")) is not None
+
+
+# Pastes each text into the box as a reader's paste does (a "paste" event with
+# the text on its clipboard, no key pressed), after emptying the box; resolves to
+# the rendered results of each, as searchbench.RUN does.
+PASTE = """
+async (texts) => {
+  const box = document.querySelector("input.md-search__input");
+  const answered = () => new Promise(resolve => {
+    const seen = ev => { if (ev.detail === box.value) { document.removeEventListener("devguide:search", seen); resolve(); } };
+    document.addEventListener("devguide:search", seen);
+  });
+  const out = [];
+  for (const text of texts) {
+    if (box.value !== "") {
+      const cleared = answered();
+      box.value = "";
+      box.dispatchEvent(new KeyboardEvent("keyup", { bubbles: true }));
+      await cleared;
+    }
+    const done = answered();
+    const clipboard = new DataTransfer();
+    clipboard.setData("text/plain", text);
+    box.focus();
+    const event = new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true });
+    if (box.dispatchEvent(event)) {  // one line: what the browser would insert
+      box.value = text;
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    await done;
+    out.push(Array.from(document.querySelectorAll(".md-search-result__item")).map(
+      li => Array.from(li.querySelectorAll("a.md-search-result__link")).map(a => a.href)));
+  }
+  return out;
+}
+"""
+
+
+def run(page, server: str, lang: str, questions: list[Question], pastes: list[Paste]) -> None:
+    """Each question of ``lang`` typed, and every message pasted, into the search box
+    of the ``lang`` site."""
+    root = searchbench.root_url(server, lang)
+    mine = [q for q in questions if q.lang == lang]
+    for q, items in zip(mine, page.evaluate(searchbench.RUN, [q.q for q in mine]), strict=True):
+        q.got = searchbench.page_paths(items, root)
+    for p, items in zip(pastes, page.evaluate(PASTE, [p.text for p in pastes]), strict=True):
+        p.got[lang] = searchbench.page_paths(items, root)
+        p.links[lang] = [link.removeprefix(root) for item in items[:3] for link in item]
+
+
+def numbers(questions: list[Question], pastes: list[Paste], site_dir: Path) -> dict[str, dict[str, float]]:
+    out = {}
+    for lang in paths.LANGUAGES:
+        qs = [q for q in questions if q.lang == lang]
+        n = len(qs) or 1
+        out[lang] = {
+            "questions": len(qs),
+            "question_top1": sum(q.rank == 1 for q in qs) / n,
+            "question_top3": sum(bool(q.rank and q.rank <= 3) for q in qs) / n,
+            "question_mrr": sum(1 / q.rank if q.rank else 0 for q in qs) / n,
+            "errors": len(pastes),
+            "errors_found": sum(p.found(lang) for p in pastes) / (len(pastes) or 1),
+            "errors_section": sum(p.section(lang) for p in pastes) / (len(pastes) or 1),
+        }
+    on_both = sum(
+        any(all(anchors_on_site(site_dir, lang, a) for lang in paths.LANGUAGES) for a in p.answers) for p in pastes
+    ) / (len(pastes) or 1)
+    for lang in out:
+        out[lang]["errors_on_both"] = on_both
+    return out
+
+
+def report(result: dict[str, dict[str, float]]) -> list[str]:
+    lines = []
+    for lang, n in result.items():
+        floor = FLOORS[lang]
+        lines.append(
+            f"  {lang}: {n['questions']} real questions: top-1 {n['question_top1']:.0%}, top-3 {n['question_top3']:.0%} "
+            f"(floor {floor['question_top3']:.0%}, goal {GOAL['question_top3']:.0%}), MRR@5 {n['question_mrr']:.2f}; "
+            f"{n['errors']} real errors: on both sites {n['errors_on_both']:.0%} (floor {floor['errors_on_both']:.0%}), "
+            f"found by pasting the whole message {n['errors_found']:.0%} (floor {floor['errors_found']:.0%}, goal "
+            f"{GOAL['errors_found']:.0%}), its section linked {n['errors_section']:.0%}")
+    return lines
+
+
+def misses(questions: list[Question], pastes: list[Paste], lang: str) -> list[str]:
+    out = [f"  {lang} question {q.q!r} ({q.source}): top three {q.got[:3]}, expected {q.pages}"
+           for q in questions if q.lang == lang and not (q.rank and q.rank <= 3)]
+    out += [f"  {lang} error {p.family} ({p.source}): top three {p.got.get(lang, [])[:3]}, expected {p.pages()}"
+            for p in pastes if not p.found(lang)]
+    return out
+
+
+def main(site_dir: Path | None = None) -> int:
+    from playwright.sync_api import sync_playwright
+
+    from devguide.dev import site_check
+
+    site_dir = site_dir or paths.SITE
+    questions, pastes = load_questions(), load_errors()
+    with site_check.serve(site_dir) as server, sync_playwright() as p:
+        browser = site_check.launch(p)
+        for lang in paths.LANGUAGES:
+            context = browser.new_context()
+            page = searchbench.open_search(context, server, lang)
+            run(page, server, lang, questions, pastes)
+            context.close()
+        browser.close()
+    result = numbers(questions, pastes, site_dir)
+    print(f"real-material benchmark: {len(questions)} questions, {len(pastes)} error messages, from public issues and forums")
+    print("\n".join(report(result)))
+    for lang in paths.LANGUAGES:
+        missed = misses(questions, pastes, lang)
+        if missed:
+            print(f"not in the top three ({lang}, {len(missed)}):")
+            print("\n".join(missed))
+    return 0

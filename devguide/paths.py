@@ -1,0 +1,149 @@
+"""Where things are: the repository, its languages, the build outputs, the pinned torch.
+
+The repository root is the folder this package sits in (``devguide/``'s
+parent), or ``DEVGUIDE_ROOT`` when set (the harness's own tests run it on
+scratch copies of the project). The languages come from ``mkdocs.yml`` (the
+i18n plugin's list, default language first), so adding one is a config change.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+REPO = Path(os.environ.get("DEVGUIDE_ROOT") or Path(__file__).resolve().parents[1]).resolve()
+DOCS = REPO / "docs"
+BUILD = REPO / "build"
+SITE = BUILD / "site"
+VALIDATION_JSON = BUILD / "validation.json"
+OUTPUTS = BUILD / "artifacts" / "outputs"
+# The GPU workflow's census and outputs (its artifact, downloaded by CI), or else
+# the last GPU run recorded in the repository.
+GPU = BUILD / "gpu"
+GPU_RECORDED = REPO / ".ci" / "gpu-run"
+
+
+class DocsError(Exception):
+    """A problem in a page, reported as ``path:line: message``."""
+
+
+def rel(path: Path | str) -> str:
+    """A path as the messages show it: relative to the repository when inside it."""
+    return _rel(str(path), os.getcwd())
+
+
+@functools.lru_cache(maxsize=4096)
+def _rel(path: str, cwd: str) -> str:
+    # cached: the site build asks ~20 000 times for ~200 paths (resolve() is a system call per part)
+    resolved = Path(cwd, path).resolve()
+    try:
+        return resolved.relative_to(REPO).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+@functools.lru_cache(maxsize=1)
+def languages() -> tuple[str, ...]:
+    """The site's languages, the default one first, as mkdocs.yml's i18n plugin lists them."""
+    path = REPO / "mkdocs.yml"
+    if not path.exists():
+        return ("zh", "en")
+    text = path.read_text(encoding="utf-8")
+    found = re.findall(r"^\s*- locale: (\w+)\n(?:(?!\s*- locale:).*\n)*?\s*default: true", text, re.M)
+    locales = re.findall(r"^\s*- locale: (\w+)", text, re.M)
+    default = found[0] if found else locales[0]
+    return (default, *[x for x in locales if x != default])
+
+
+LANGUAGES = languages()
+DEFAULT_LANGUAGE = LANGUAGES[0]
+
+
+def url_prefix(lang: str) -> str:
+    """The language's folder in the built site: "" for the default one, "en/" for the others."""
+    return "" if lang == DEFAULT_LANGUAGE else f"{lang}/"
+
+
+@functools.lru_cache(maxsize=1)
+def pinned_torch() -> str:
+    """The torch version pyproject.toml pins (``torch==2.13.0`` → ``2.13.0``)."""
+    import tomllib
+
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    (pin,) = [d.split("==", 1)[1].strip() for d in deps if d.replace(" ", "").startswith("torch==")]
+    return pin
+
+
+def torch_version() -> str:
+    """The installed torch's version without its local label (2.13.0+cpu → 2.13.0),
+    read from its metadata: importing torch here would hold up the start of the block
+    runner, which imports it too (a second on 2 cores)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("torch").split("+")[0]
+    except importlib.metadata.PackageNotFoundError:  # a torch built in place, not installed
+        import torch
+
+        return torch.__version__.split("+")[0]
+
+
+def any_torch() -> bool:
+    """``DOCS_TORCH=any`` (make test-cuda): run with the interpreter's own torch,
+    whatever its version; ``DOCS_TORCH=2.15.0`` (make test-torch): with that
+    version, the newest release or another one named; otherwise the installed
+    torch must be the pinned one."""
+    return os.environ.get("DOCS_TORCH", "") != ""
+
+
+def named_torch() -> str | None:
+    """The version ``DOCS_TORCH`` names (make test-torch), or None."""
+    value = os.environ.get("DOCS_TORCH", "")
+    return value if value not in ("", "any") else None
+
+
+def torch_mode() -> str:
+    """What the census records: "pinned" (make test), "any" (make test-cuda), or
+    "named" (make test-torch: a second validated version, e.g. the newest release)."""
+    return "named" if named_torch() else "any" if any_torch() else "pinned"
+
+
+@functools.lru_cache(maxsize=1)
+def newest_torch() -> str | None:
+    """The newest release the pages are validated on beside the pinned one
+    (pyproject.toml ``[tool.devguide] newest-torch``), or None."""
+    import tomllib
+
+    data = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    return data.get("tool", {}).get("devguide", {}).get("newest-torch")
+
+
+def outputs_dir() -> Path:
+    """Where a run keeps what each block printed: build/artifacts/outputs/, or for a
+    run with a named second torch build/artifacts/outputs-torch-<version>/, so that
+    the two runs of one checkout do not overwrite each other's."""
+    named = named_torch()
+    return OUTPUTS.with_name(f"outputs-torch-{named}") if named else OUTPUTS
+
+
+def torch_census(version: str) -> Path:
+    """The census of a run with a named torch (make test-torch TORCH=<version>)."""
+    return BUILD / f"validation-torch-{version}.json"
+
+
+def device_available(kind: str) -> bool:
+    """Can this process use a device of this kind (``cuda``, ``mps``, ``xpu``)? Works
+    with any torch 2.x (``make test-cuda``), not only with those that have
+    ``torch.accelerator``. Asked of torch in a process of its own (devguide.census.torch_facts)."""
+    from devguide.census import torch_facts
+
+    devices = torch_facts.facts()["devices"]
+    if kind not in devices:
+        raise ValueError(f"not a device mark: {kind}")
+    return devices[kind]
+
+
+def require_cuda() -> bool:
+    return os.environ.get("REQUIRE_CUDA", "") not in ("", "0")

@@ -1,0 +1,359 @@
+"""What a block may touch and use: its own scratch folder, its share of the
+memory and of the cores, what it may print, and its time.
+
+* ``block_sandbox`` -- a private sandbox per block (``Sandbox``): a scratch
+  folder -- its working directory with a *copy* of ``snippets/``, its TMPDIR and
+  its HOME -- and beside it a folder for the runner's files, out of its reach;
+  ``sweep_stale`` removes those of a pytest process that was killed;
+* ``block_env`` -- the environment a block starts with: a clean one, not the caller's;
+* ``allow_writes_only_beneath`` -- Landlock (Linux 5.13+, unprivileged): the
+  block's processes may write only beneath its scratch folder (and /dev), and
+  (Linux 6.12+) signal no process but their own: not the block runner, not
+  pytest (``landlock_abi``: 0 where the kernel lacks it); there ``RepoGuard``
+  notices what a block changed in the repository and puts it back;
+* ``memory_limit`` (the memory of all its processes, and its data segment,
+  ``RLIMIT_DATA``), ``output_limit``, ``thread_share`` (OMP_NUM_THREADS when
+  several pytest workers run blocks at once) and ``DEFAULT_TIMEOUT``: the limits
+  a block runs under; ``block_limits`` names the first and the last for the
+  census, whose reuse keys depend on them.
+
+The block's process applies them (``devguide.run.zygote``); the pytest side sets
+them up (``devguide.run.zygote_client``, ``devguide.pytest_plugin.page_items``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from devguide.paths import REPO, torch_version
+
+DEFAULT_TIMEOUT = 120  # seconds; <!--pytest.mark.timeout(N)--> above a block overrides it
+
+
+# --------------------------------------------------------------------------- the block's folders
+
+
+@dataclass
+class Sandbox:
+    """A block's folders: ``scratch`` is the only place it may write (``work``, its
+    working directory with a copy of snippets/; ``temp``, its TMPDIR; ``home``, its
+    HOME); ``files``, beside it, the runner's (its captured output), out of its reach."""
+
+    root: Path
+    scratch: Path
+    work: Path
+    temp: Path
+    home: Path
+    files: Path
+
+
+PREFIX = "docs-block-"
+_swept: list[bool] = []
+
+
+@contextlib.contextmanager
+def block_sandbox():
+    """A private sandbox (``Sandbox``), unique to this block, removed after it.
+    Its name carries the pid of the pytest process that made it, so that the
+    sandboxes of a process that was killed before it could remove them are
+    removed by the next run (``sweep_stale``); the runner removes the sandbox of
+    a block it is stopped in the middle of (devguide.run.zygote)."""
+    if not _swept:
+        _swept.append(sweep_stale())
+    root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    try:
+        scratch = root / "block"
+        box = Sandbox(root, scratch, scratch / "work", scratch / "tmp", scratch / "home", root / "runner")
+        shutil.copytree(REPO / "snippets", box.work / "snippets")
+        for folder in (box.temp, box.home, box.files):
+            folder.mkdir()
+        yield box
+    finally:
+        remove_sandbox(root)
+
+
+def remove_sandbox(root: Path) -> None:
+    """Remove a sandbox, whatever the block did to its permissions."""
+
+    def unlock(func, path, _exc):
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(path), 0o700)
+            os.chmod(path, 0o700)
+            func(path)
+
+    if Path(root).exists():
+        shutil.rmtree(root, onerror=unlock)  # onexc is Python 3.12+
+
+
+def sweep_stale() -> int:
+    """Remove the sandboxes left by pytest processes that no longer run (killed,
+    or killed by the out-of-memory killer); returns how many."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(tempfile.gettempdir()):
+            pid = entry.name.removeprefix(PREFIX).split("-", 1)[0]
+            if entry.name.startswith(PREFIX) and pid.isdigit() and not _alive(int(pid)):
+                remove_sandbox(Path(entry.path))
+                removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# Environment variables a block gets from the caller's: what a reader's fresh
+# shell would have (locale, PATH, the virtual environment) and what selects or
+# tunes a device or a library (CUDA_VISIBLE_DEVICES, NCCL_*, OMP_NUM_THREADS…).
+# Nothing else: not OLDPWD, PWD, the caller's HOME or TMPDIR, editor or shell state.
+ENV_NAMES = {"PATH", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "VIRTUAL_ENV",
+             "LD_LIBRARY_PATH", "CI", "REQUIRE_CUDA", "PYTHONHASHSEED", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+ENV_PREFIXES = ("LC_", "CUDA", "NVIDIA_", "NCCL_", "HIP_", "ROCM", "HSA_", "ROCR_", "OMP_", "MKL_", "KMP_",
+                "OPENBLAS_", "TORCH", "PYTORCH_", "DOCS_", "XLA_", "ZE_", "ONEAPI_", "SYCL_", "GLOO_", "MASTER_")
+
+
+# Deprecation warnings that torch raises from its own code, whatever the block
+# does; every other deprecation warning fails the block (devguide.run.zygote).
+# (message prefix, the torch releases before which it is ignored, why)
+TORCH_OWN_DEPRECATIONS = (
+    ("`torch.jit.script_method` is deprecated", (2, 12),
+     "torch 2.11: torch/utils/mkldnn.py uses it when torch._inductor is imported "
+     "(torch.compile, torch._dynamo.reset()); seen in the GPU run of 2026-11-26"),
+)
+
+
+def _torch_own_deprecations() -> list[str]:
+    """The messages of TORCH_OWN_DEPRECATIONS that this torch raises itself."""
+    release = tuple(int(part) for part in torch_version().split(".")[:2])
+    return [message for message, before, _ in TORCH_OWN_DEPRECATIONS if release < before]
+
+
+def fail_on_deprecations() -> None:
+    """In a python block's process: every deprecation warning is an error, except
+    ``TORCH_OWN_DEPRECATIONS``."""
+    import re
+    import warnings
+
+    warnings.simplefilter("error", DeprecationWarning)
+    warnings.simplefilter("error", FutureWarning)
+    # torch announces some deprecations as a plain UserWarning ("… is deprecated");
+    # the message (matched from its start, ignoring case) fails those too
+    warnings.filterwarnings("error", message=r".*\bdeprecat")
+    for message in _torch_own_deprecations():  # torch's own, not the block's
+        warnings.filterwarnings("ignore", message=re.escape(message), category=DeprecationWarning)
+
+
+def warning_filters_env() -> str:
+    """PYTHONWARNINGS for a bash block's Python programs: deprecations fail them,
+    except ``TORCH_OWN_DEPRECATIONS`` (a later entry takes precedence)."""
+    ignore = [f"ignore:{message}:DeprecationWarning" for message in _torch_own_deprecations()]
+    return ",".join(["error::DeprecationWarning", "error::FutureWarning", *ignore])
+
+
+def shell_env() -> dict:
+    """``ENV_NAMES`` and ``ENV_PREFIXES`` of the caller's environment: what a reader's fresh
+    shell has (blocks here, downloaded scripts in tests/site/test_downloads_run.py)."""
+    return {k: v for k, v in os.environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+
+
+def block_env(box: Sandbox) -> dict:
+    """The environment a block starts with: ``ENV_NAMES`` and ``ENV_PREFIXES`` of
+    the caller's, HOME and TMPDIR in its scratch folder, PWD its working directory."""
+    env = shell_env()
+    env.update(HOME=str(box.home), TMPDIR=str(box.temp), PWD=str(box.work), PYTHONIOENCODING="utf-8",
+               **thread_share())
+    return env
+
+
+# --------------------------------------------------------------------------- its memory and its cores
+
+
+def memory_limit() -> int | None:
+    """Bytes a block may allocate: 60 % of the machine's memory, shared by the
+    pytest workers (DOCS_BLOCK_MEMORY_GB overrides it). None where unknown."""
+    if os.environ.get("DOCS_BLOCK_MEMORY_GB"):
+        return int(float(os.environ["DOCS_BLOCK_MEMORY_GB"]) * 2**30)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    return int(total * 0.6 / max(1, workers))
+
+
+def output_limit() -> int:
+    """Bytes a block may print, stdout and stderr each: 10 MB (DOCS_BLOCK_OUTPUT_MB overrides it)."""
+    return int(float(os.environ.get("DOCS_BLOCK_OUTPUT_MB", "10")) * 2**20)
+
+
+def thread_share() -> dict:
+    """OMP_NUM_THREADS for blocks when several pytest workers run blocks at once:
+    each worker's share of the cores, so that two blocks do not run four intra-op
+    threads on two cores (OpenMP's spinning threads then burn the CPU time the other
+    block needs: a two-worker torchrun block took 17 s of CPU in 8.6 s, alone 7.4 s).
+    Nothing when the variable is already set or one worker runs (-n0)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if workers <= 1 or "OMP_NUM_THREADS" in os.environ:
+        return {}
+    return {"OMP_NUM_THREADS": str(max(1, cores() // workers))}
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def block_limits() -> tuple:
+    """The limits a block runs under, as the census's reuse key counts them:
+    (its thread share, its memory limit)."""
+    return tuple(sorted(thread_share().items())), memory_limit()
+
+
+# --------------------------------------------------------------------------- writes only into its scratch folder
+
+# Landlock (Linux 5.13+, unprivileged): the block's process and everything it
+# starts may write only beneath its own scratch folder (and /dev: /dev/null, the
+# shared memory of DataLoader workers, GPUs). Where the kernel lacks it,
+# RepoGuard notices what a block changed in the repository and puts it back;
+# writes elsewhere are then not stopped.
+_LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446
+_FILE_RIGHTS = (1 << 1)  # WRITE_FILE
+_DIR_RIGHTS = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
+WRITABLE_SYSTEM = ("/dev",)
+_SCOPE_SIGNAL = 1 << 1  # LANDLOCK_SCOPE_SIGNAL (ABI 6, Linux 6.12)
+
+
+@functools.lru_cache(maxsize=1)
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 where there is none."""
+    if not sys.platform.startswith("linux") or os.environ.get("DOCS_LANDLOCK", "1") == "0":
+        return 0
+    if os.path.exists("/dev/nvidiactl"):
+        # NVIDIA's driver does not initialise under this ruleset: cudaGetDeviceCount
+        # fails with error 304 ("OS call failed or operation not supported on this OS";
+        # seen on an H200, Linux 6.18, Landlock ABI 7, torch 2.11, 2026-11-26). On a
+        # machine with an NVIDIA GPU the repository is kept by RepoGuard instead.
+        # (Allowing writes beneath /proc too let the driver start in a one-tensor test;
+        # the whole run has not been tried that way, so it is not done.)
+        return 0
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    version = libc.syscall(_LANDLOCK_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    return max(0, version)
+
+
+def allow_writes_only_beneath(roots: list[Path]) -> None:
+    """Forbid this process and its children to create, change or delete anything
+    except beneath ``roots``; reading stays allowed. Raises OSError if the kernel refuses."""
+    import ctypes
+
+    abi = landlock_abi()
+    if not abi:
+        raise OSError("Landlock is not available")
+    libc = ctypes.CDLL(None, use_errno=True)
+    file_rights = _FILE_RIGHTS | ((1 << 14) if abi >= 3 else 0)  # TRUNCATE
+    handled = file_rights | _DIR_RIGHTS | ((1 << 13) if abi >= 2 else 0)  # REFER
+
+    class RulesetAttr(ctypes.Structure):
+        _fields_ = [("handled_access_fs", ctypes.c_uint64)] + (
+            [("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)] if abi >= 6 else [])
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    # ABI 6+: no signal to a process outside the block's own (the block runner, pytest):
+    # os.kill(os.getppid(), …) fails with PermissionError instead of killing the run
+    attr = RulesetAttr(handled, 0, _SCOPE_SIGNAL) if abi >= 6 else RulesetAttr(handled)
+    ruleset = libc.syscall(_LANDLOCK_CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
+    try:
+        for root in [*roots, *map(Path, WRITABLE_SYSTEM)]:
+            try:
+                fd = os.open(root, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                rule = PathBeneath(handled, fd)
+                if libc.syscall(_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0) != 0:
+                    raise OSError(ctypes.get_errno(), f"landlock_add_rule {root}")
+            finally:
+                os.close(fd)
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+        if libc.syscall(_LANDLOCK_RESTRICT, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+class RepoGuard:
+    """Notices a block that changed the repository and puts the files back.
+
+    Blocks run in a temporary folder with a copy of ``snippets/``, so a relative
+    path cannot reach the repository; this catches the rest (an absolute path).
+    Before each block the files' sizes and times are noted (and the contents of
+    those that changed since the last block re-read, so an author's edits
+    between blocks are kept); after it, anything changed, deleted or added is
+    restored, and named in the block's failure."""
+
+    SKIP_DIRS = {".git", "build", ".cache", "__pycache__", "node_modules", ".pytest_cache", ".ruff_cache"}
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.stats: dict[str, tuple[int, int]] = {}
+        self.content: dict[str, bytes] = {}
+
+    def _scan(self) -> dict[str, tuple[int, int]]:
+        found = {}
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if d not in self.SKIP_DIRS and not d.startswith((".venv", "."))
+                           or d in (".ci", ".github")]
+            for name in filenames:
+                path = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                found[os.path.relpath(path, self.root)] = (st.st_size, st.st_mtime_ns)
+        return found
+
+    def before(self) -> None:
+        now = self._scan()
+        for path, stat in now.items():
+            if self.stats.get(path) != stat or path not in self.content:
+                try:
+                    self.content[path] = (self.root / path).read_bytes()
+                except OSError:
+                    continue
+        for path in set(self.content) - set(now):
+            del self.content[path]
+        self.stats = now
+
+    def after(self) -> list[str]:
+        now = self._scan()
+        changed = sorted(p for p in set(now) | set(self.stats) if now.get(p) != self.stats.get(p))
+        for path in changed:
+            target = self.root / path
+            if path in self.content:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(self.content[path])
+                os.utime(target, ns=(self.stats[path][1], self.stats[path][1]))
+            else:
+                target.unlink(missing_ok=True)
+        return changed

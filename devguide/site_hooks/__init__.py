@@ -1,2 +1,0 @@
-"""The build steps of the MkDocs plugin ``devguide`` (devguide/mkdocs_plugin.py), one
-module each: event handlers with their priorities, registered by the plugin."""

@@ -1,0 +1,240 @@
+"""The runnable blocks of a page, as pytest-codeblocks extracts them.
+
+pytest-codeblocks stays the extractor of the blocks (``page_blocks`` calls its
+``extract_from_buffer``, as the design requires); the fences it reads are the
+ones ``devguide.source.fences`` scans and classifies (a page with a problem has no
+blocks: its problems are raised). Each ``Block`` has:
+
+* its code with its continuations (``<!--pytest-codeblocks:cont-->``) and its
+  includes expanded (``expand_snippet_line``, pymdownx.snippets' own code), and
+  a map from each code line to the page (or snippet) line it came from, so
+  failures name that line;
+* its marks (``devguide.source.marks``) and its expected outputs: the usual one and
+  those for other torch versions (``expected_for``).
+
+``cannot_fail`` refuses a demonstration of an error that would pass if the error never came.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import markdown
+from pytest_codeblocks.main import CodeBlock, extract_from_buffer
+
+from devguide.paths import REPO, DocsError, rel
+from devguide.source.fences import (
+    EXECUTED,
+    SNIPPET_LINE,
+    Fence,
+    cache_key,
+    classify,
+    scan_fences,
+)
+from devguide.source.marks import eval_mark, torch_specifier
+
+_snippets = None
+
+
+def expand_snippet_line(line: str, where: str) -> list[str]:
+    """Expand one ``--8<--`` line with pymdownx.snippets' own preprocessor."""
+    global _snippets
+    if _snippets is None:
+        md = markdown.Markdown(
+            extensions=["pymdownx.snippets"],
+            extension_configs={
+                "pymdownx.snippets": {"base_path": [str(REPO)], "check_paths": True}
+            },
+        )
+        _snippets = md.preprocessors["snippet"]
+    try:
+        return _snippets.run([line])
+    except Exception as exc:  # SnippetMissingError and friends
+        raise DocsError(
+            f"{where}: {exc}; snippet paths are relative to the repository root "
+            "(e.g. --8<-- \"snippets/topic/what_it_does.py\")"
+        ) from None
+
+
+@dataclass
+class Block:
+    """A runnable block: code, where each of its lines comes from, and its marks."""
+
+    page: Path
+    line: int
+    language: str
+    code: str
+    line_map: list[tuple[str, int]]
+    marks: list = field(default_factory=list)
+    expected_output: str | None = None
+    ignore_whitespace: bool = False
+    output_fence: Fence | None = None
+    # outputs for other torch versions: (specifier text, expected output, fence)
+    variants: list[tuple[str, str, Fence]] = field(default_factory=list)
+
+    @classmethod
+    def from_job(cls, job: dict) -> Block:
+        """The block a runner job was made from (in the block's process)."""
+        return cls(Path(job["page"]), job["line"], job["language"], job["code"],
+                   [tuple(x) for x in job["line_map"]])
+
+    def expected_for(self, version: str) -> tuple[str | None, Fence | None]:
+        """The expected output (and its fence) for this torch version."""
+        for spec, text, fence in self.variants:
+            # prereleases=True: a release candidate of 2.16 is "torch>=2.15" too
+            if torch_specifier(spec, f"{rel(self.page)}:{fence.line}").contains(version, prereleases=True):
+                return text, fence
+        return self.expected_output, self.output_fence
+
+    @property
+    def where(self) -> str:
+        return f"{rel(self.page)}:{self.line}"
+
+    @property
+    def mark_names(self) -> set[str]:
+        return {m.name for m in self.marks}
+
+
+def page_blocks(page: Path) -> list[Block]:
+    """(cached while the file is unchanged: the plugin, the census and the report ask often)"""
+    return _page_blocks(*cache_key(page))
+
+
+@functools.lru_cache(maxsize=512)
+def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
+    """The python and bash blocks of a page, as pytest-codeblocks extracts them."""
+    problems = [e.problem for e in classify(page) if e.problem]
+    if problems:
+        raise DocsError("\n".join(problems))
+    fences = scan_fences(page)
+    by_line = {f.line: f for f in fences}
+    with open(page, encoding="utf-8") as handle:
+        try:
+            extracted: list[CodeBlock] = extract_from_buffer(handle)
+        except RuntimeError as exc:  # pytest-codeblocks' parser; the census catches most first
+            raise DocsError(f"{rel(page)}:1: {exc}") from None
+    pieces, outputs, variants = _parts(fences)
+    blocks = []
+    for cb in extracted:
+        if cb.syntax not in EXECUTED:
+            continue
+        where = f"{rel(page)}:{cb.lineno}"
+        fence = by_line.get(cb.lineno)
+        if fence is None:  # pragma: no cover - both parsers read the same fences
+            raise DocsError(f"{where}: fence not found by the census scanner")
+        if sorted(m.strip() for m in cb.marks) != sorted(fence.marks):
+            raise DocsError(
+                f"{where}: a mark comment is separated from its fence by text: put "
+                "<!--pytest.mark.…--> comments directly above the fence they mark"
+            )
+        code, line_map = _code_and_lines(page, pieces[cb.lineno])
+        blocks.append(
+            Block(
+                page=Path(page),
+                line=cb.lineno,
+                language=cb.syntax,
+                code=code,
+                line_map=line_map,
+                marks=[eval_mark(m.strip(), where) for m in cb.marks],
+                expected_output=cb.expected_output,
+                ignore_whitespace=cb.expected_output_ignore_whitespace,
+                output_fence=outputs.get(cb.lineno),
+                variants=variants.get(cb.lineno, []),
+            )
+        )
+    problems = [p for b in blocks for p in cannot_fail(b)]
+    if problems:
+        raise DocsError("\n".join(problems))
+    return blocks
+
+
+def _parts(fences: list[Fence]):
+    """Each block's parts by the line of its opening fence, in page order: its pieces
+    (the fence and its continuations, for the line maps), its expected output's
+    fence, and its outputs for other torch versions (specifier, text, fence)."""
+    pieces: dict[int, list[Fence]] = {}
+    outputs: dict[int, Fence] = {}
+    variants: dict[int, list[tuple[str, str, Fence]]] = {}
+    owner = None
+    for f in fences:
+        if f.ticks[0] != "`":
+            continue
+        kw = f.keywords
+        if "cont" in kw and owner is not None:
+            pieces[owner.line].append(f)
+        elif any(k.startswith("expected-output") for k in kw) and owner is not None:
+            outputs[owner.line] = f
+        elif f.variant is not None and owner is not None:
+            torch_specifier(f.variant, f.where)
+            variants.setdefault(owner.line, []).append((f.variant, f.code, f))
+        else:
+            owner = f
+            pieces[f.line] = [f]
+    return pieces, outputs, variants
+
+
+def _code_and_lines(page: Path, pieces: list[Fence]) -> tuple[str, list[tuple[str, int]]]:
+    """A block's code, includes expanded, and the page or snippet line of each code line."""
+    code, line_map = [], []
+    for piece in pieces:
+        for n, text in enumerate(piece.code.splitlines(), piece.line + 1):
+            if SNIPPET_LINE.match(text):
+                source = text.split("8<", 1)[1].strip(" -\"'")
+                expanded = expand_snippet_line(text, f"{rel(page)}:{n}")
+                for k, included in enumerate(expanded, 1):
+                    code.append(included)
+                    line_map.append((source.split(":", 1)[0], k))
+            else:
+                code.append(text)
+                line_map.append((rel(page), n))
+    return "\n".join(code) + "\n", line_map
+
+
+def cannot_fail(block: Block) -> list[str]:
+    """Demonstrations of an error that would pass if the error never came: a ``try``
+    with no ``else`` whose ``except`` asserts on the error, or prints it
+    (``except E as e: print(e)``) in a block whose printed output is not
+    verified. A handler that re-raises, and a ``try`` whose body ends in a
+    ``raise``, fail without the error anyway."""
+    import ast
+
+    if block.language != "python":
+        return []
+    try:
+        tree = ast.parse(block.code)
+    except SyntaxError:
+        return []  # reported with its page line when the block runs
+
+    def asserts(handler) -> bool:
+        return any(isinstance(n, ast.Assert) for n in ast.walk(handler))
+
+    def prints_error(handler) -> bool:
+        """``print(e)``: shown to the reader, checked by nothing but a verified output
+        (a handler that keeps the error for a later check fails there without it)."""
+        return bool(handler.name) and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+            and any(isinstance(m, ast.Name) and m.id == handler.name for m in ast.walk(n))
+            for n in ast.walk(handler)
+        )
+
+    def reraises(handler) -> bool:
+        return any(isinstance(n, ast.Raise) for n in handler.body)
+
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or node.orelse or isinstance(node.body[-1], ast.Raise):
+            continue
+        handlers = [h for h in node.handlers if not reraises(h)]
+        demo = any(asserts(h) for h in handlers) or (
+            block.expected_output is None and any(prints_error(h) for h in handlers)
+        )
+        if demo:
+            page, line = block.line_map[node.lineno - 1]
+            found.append(
+                f"{page}:{line}: this try/except shows the error it expects but passes when no "
+                "error comes: add `else: raise AssertionError(\"expected a …\")`, or print the "
+                "message into a verified output"
+            )
+    return found

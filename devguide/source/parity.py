@@ -1,0 +1,194 @@
+"""Parity: every page exists in both languages with the same code, outputs and anchors.
+
+``fix`` copies the code blocks and expected outputs of one language's page into
+its twin, leaving the prose alone: ``python -m devguide parity --fix``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from devguide.paths import DEFAULT_LANGUAGE, DOCS, LANGUAGES, REPO, rel
+from devguide.source.comments import code_tokens, has_comments, without_comments
+from devguide.source.fences import (
+    COMMENT,
+    EXECUTED,
+    Fence,
+    heading_anchors,
+    notebook_code_cells,
+    scan_fences,
+)
+
+# --------------------------------------------------------------------------- parity
+
+
+def page_pair(arg: str) -> list[Path]:
+    """Both languages of a page (``.md``) or of a notebook (jupytext ``.py``)."""
+    name = arg.strip("/")
+    for lang in LANGUAGES:
+        name = name.removeprefix(f"docs/{lang}/")
+    suffix = ".py" if name.endswith(".py") else ".md"
+    name = name.removesuffix(".md").removesuffix(".py")
+    if suffix == ".md" and not (DOCS / DEFAULT_LANGUAGE / f"{name}.md").exists():
+        if (DOCS / DEFAULT_LANGUAGE / f"{name}.py").exists():
+            suffix = ".py"  # devguide page getting-started/device-tour: a notebook
+    return [DOCS / lang / f"{name}{suffix}" for lang in LANGUAGES]
+
+
+def twins(docs: Path | None = None):
+    """(zh, en) path pairs, and the pages that miss their twin."""
+    docs = docs or REPO / "docs"
+    found = {}
+    for lang in LANGUAGES:
+        root = docs / lang
+        for p in [*root.rglob("*.md"), *root.rglob("*.py")]:
+            found.setdefault(p.relative_to(root), {})[lang] = p
+    pairs, missing = [], []
+    for relpath, langs in sorted(found.items()):
+        if set(langs) == set(LANGUAGES):
+            pairs.append((langs[LANGUAGES[0]], langs[LANGUAGES[1]]))
+        for lang in LANGUAGES:
+            if lang not in langs:
+                (have,) = langs.values()
+                missing.append(
+                    f"{rel(have)}:1: has no twin docs/{lang}/{relpath.as_posix()}: "
+                    "write the page in both languages (same code, translated prose)"
+                )
+    return pairs, missing
+
+
+def code_sequence(page):
+    """What must be identical across languages: runnable code (without its comments,
+    ``devguide.source.comments``), marks, outputs. Each entry: (fence, what must agree)."""
+    return [
+        (f, (f.language, sorted(f.marks), [*f.keywords, f.variant], without_comments(f.code, f.language)))
+        for f in scan_fences(page)
+        if _code_like(f)
+    ]
+
+
+def first_difference(a: Fence, b: Fence) -> tuple[int, int]:
+    """Page lines of the first token where two fences' code (comments left out) differs."""
+    ta, tb = code_tokens(a.code, a.language), code_tokens(b.code, b.language)
+    for x, y in zip(ta, tb, strict=False):
+        if x.text != y.text:
+            return a.line + x.line, b.line + y.line
+    shorter = min(len(ta), len(tb))
+    la = a.line + (ta[shorter].line if shorter < len(ta) else max(1, len(a.code.splitlines())))
+    lb = b.line + (tb[shorter].line if shorter < len(tb) else max(1, len(b.code.splitlines())))
+    return la, lb
+
+
+def _cells_differ(zh: Path, en: Path) -> list[str]:
+    a, b = notebook_code_cells(zh), notebook_code_cells(en)
+    if len(a) == len(b) and all(
+        without_comments(x, "python") == without_comments(y, "python") for x, y in zip(a, b, strict=True)
+    ):
+        return []
+    diff = "\n".join(difflib.unified_diff("\n\n".join(a).splitlines(), "\n\n".join(b).splitlines(), rel(zh), rel(en), lineterm=""))
+    return [
+        f"{rel(zh)}: notebook code cells differ from {rel(en)} "
+        f"(comments may differ, the code may not):\n{diff}"
+    ]
+
+
+def parity_problems(zh, en):
+    """Where the twins disagree: code (comments aside: each language comments in its
+    own words), marks, expected outputs, heading anchors."""
+    problems = []
+    if zh.suffix == ".py":
+        return _cells_differ(zh, en)
+    a, b = code_sequence(zh), code_sequence(en)
+    for i in range(max(len(a), len(b))):
+        if i >= len(a) or i >= len(b):
+            extra, page = (b[i], en) if i >= len(a) else (a[i], zh)
+            problems.append(f"{rel(page)}:{extra[0].line}: block has no counterpart in the other language")
+            continue
+        (fa, ka), (fb, kb) = a[i], b[i]
+        if ka != kb:
+            la, lb = (fa.line, fb.line) if ka[:3] != kb[:3] else first_difference(fa, fb)
+            diff = "\n".join(difflib.unified_diff(fa.code.splitlines(), fb.code.splitlines(), f"{rel(zh)}:{fa.line}", f"{rel(en)}:{fb.line}", lineterm=""))
+            problems.append(
+                f"{rel(zh)}:{la} differs from {rel(en)}:{lb} "
+                f"(language/marks/keywords/code must be identical; comments may differ):\n"
+                f"  zh: {ka[0]} {ka[1]} {ka[2]}\n  en: {kb[0]} {kb[1]} {kb[2]}\n{diff}"
+            )
+            break
+    ha = [(h[1], h[2]) for h in heading_anchors(zh)]
+    hb = [(h[1], h[2]) for h in heading_anchors(en)]
+    if ha != hb:
+        za = {h[2]: h[0] for h in heading_anchors(zh)}
+        for (lvl, anchor), line in zip(ha, [h[0] for h in heading_anchors(zh)], strict=False):
+            if (lvl, anchor) not in hb:
+                problems.append(f"{rel(zh)}:{line}: heading anchor #{anchor} ({lvl}) is not in {rel(en)}")
+        for lvl, anchor in hb:
+            if anchor not in za:
+                problems.append(f"{rel(en)}: heading anchor #{anchor} ({lvl}) is not in {rel(zh)}")
+        if not problems:
+            problems.append(f"{rel(zh)}: headings are in a different order than in {rel(en)}")
+        problems.append("give every heading the same explicit anchor in both languages: ## 标题 { #english-anchor }")
+    return problems
+
+
+def twin_problems(page: Path) -> list[str]:
+    """One page's parity check: its twin exists, with the same code, outputs and anchors."""
+    page = Path(page).resolve()
+    lang, _, rest = rel(page).removeprefix("docs/").partition("/")
+    other = [x for x in LANGUAGES if x != lang]
+    if lang not in LANGUAGES or not other:
+        return []
+    twin = REPO / "docs" / other[0] / rest
+    if not twin.exists():
+        return [
+            f"{rel(page)}:1: has no twin docs/{other[0]}/{rest}: "
+            "write the page in both languages (same code, translated prose)"
+        ]
+    zh, en = (page, twin) if lang == LANGUAGES[0] else (twin, page)
+    return parity_problems(zh, en)
+
+
+def _code_like(f: Fence) -> bool:
+    return f.language in EXECUTED or bool(f.keywords) or f.variant is not None
+
+
+def _region(lines: list[str], f: Fence) -> tuple[int, int]:
+    """0-based [start, end) of a fence with the comments right above it."""
+    start = f.line - 1
+    while start > 0 and (COMMENT.match(lines[start - 1]) or not lines[start - 1].strip()):
+        start -= 1
+    while start < f.line - 1 and not COMMENT.match(lines[start]):
+        start += 1  # blank lines before the first comment stay where they are
+    return start, f.end
+
+
+def fix(source: Path, target: Path) -> list[str]:
+    """Copy the code fences of ``source`` -- blocks, their marks, expected outputs --
+    over those of its twin ``target``, in order, leaving the prose alone, and the
+    fences whose code differs only in comments (each language comments in its own
+    words). Returns what it did, or why it could not (a fence added or removed on
+    one side only must be placed by hand: prose decides where)."""
+    a = [f for f in scan_fences(source) if _code_like(f)]
+    b = [f for f in scan_fences(target) if _code_like(f)]
+    if len(a) != len(b):
+        return [
+            f"{rel(target)}: {len(b)} code and output fences, {rel(source)}: {len(a)}; "
+            "add or remove the missing ones by hand, then run parity --fix again"
+        ]
+    src = source.read_text(encoding="utf-8").splitlines(True)
+    dst = target.read_text(encoding="utf-8").splitlines(True)
+    done = []
+    agree = [k for _, k in code_sequence(source)], [k for _, k in code_sequence(target)]
+    for i, (fa, fb) in reversed(list(enumerate(zip(a, b, strict=True)))):
+        sa, ea = _region(src, fa)
+        sb, eb = _region(dst, fb)
+        if src[sa:ea] != dst[sb:eb] and agree[0][i] != agree[1][i]:
+            dst[sb:eb] = src[sa:ea]
+            done.append(
+                f"{rel(target)}:{fb.line}: replaced with {rel(source)}:{fa.line}"
+                + (" (its comments are now the other language's: translate them)"
+                   if has_comments(fa.code, fa.language) else "")
+            )
+    if done:
+        target.write_text("".join(dst), encoding="utf-8")
+    return done[::-1]
