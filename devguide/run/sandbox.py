@@ -357,3 +357,9 @@ class RepoGuard:
             else:
                 target.unlink(missing_ok=True)
         return changed
+
+
+def zygote_env() -> dict:
+    """The environment of the zygote: torch's threads set before it is imported
+    (``sandbox.thread_share``). It imports devguide as every process does: installed."""
+    return dict(os.environ, PYTHONUNBUFFERED="1", **thread_share())

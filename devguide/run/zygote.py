@@ -57,8 +57,12 @@ from devguide.run.sandbox import (
     allow_writes_only_beneath,
     fail_on_deprecations,
     remove_sandbox,
+    zygote_env,
 )
-from devguide.source.blocks import Block
+from devguide.source import blocks
+from devguide.source.blocks import Block, compiled, numbered
+
+blocks_file = blocks.__file__  # compiles the block: its frames are the harness's
 
 FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != "0"
 POLL = 0.25  # seconds between memory checks while a block runs
@@ -122,24 +126,20 @@ def run_child(job: dict) -> None:
 def _run_python(job: dict) -> None:
     import types
 
-    from devguide.run import zygote_client
-
     # No seeds are set: a block runs as a reader's fresh script does, and one whose
     # output depends on randomness seeds it itself (all pass with no harness seed).
     fail_on_deprecations()
-    code = zygote_client.compiled(Block.from_job(job))  # also feeds linecache: page lines in tracebacks
+    code = compiled(Block.from_job(job))  # also feeds linecache: page lines in tracebacks
     main = types.ModuleType("__main__")  # functions defined in the block pickle
     sys.modules["__main__"] = main
     exec(code, main.__dict__)
 
 
 def _failure(job: dict, exc: BaseException) -> str:
-    from devguide.run import zygote_client
-
     block = Block.from_job(job)
     try:
         return (
-            f"{job['where']}: python block failed\n\n{zygote_client.numbered(block)}\n\n"
+            f"{job['where']}: python block failed\n\n{numbered(block)}\n\n"
             f"{page_traceback(block, exc)}"
         )
     except Exception:  # noqa: BLE001 - a failure must never be lost
@@ -148,18 +148,16 @@ def _failure(job: dict, exc: BaseException) -> str:
 
 def page_traceback(block: Block, exc: BaseException) -> str:
     """The traceback with the block's frames shown at their page lines (the
-    harness's own frames, here and in devguide.run.zygote_client, left out); a line repeated
+    harness's own frames, here and in devguide.source.blocks, left out); a line repeated
     (a recursion) is collapsed as Python collapses it, and a traceback of
     thousands of different frames keeps its first and last ones."""
-    from devguide.run import zygote_client
-
     filename = f"<{block.where}>"
     lines = []
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename == filename and frame.lineno:
             p, n = block.line_map[frame.lineno - 1]
             lines.append(f"  {p}:{n}  {frame.line}")
-        elif frame.filename not in (__file__, zygote_client.__file__):
+        elif frame.filename not in (__file__, blocks_file):
             lines.append(f"  {frame.filename}:{frame.lineno}  {frame.line or ''}")
     shown = ["Traceback (page lines first; library frames after):", *collapse_repeats(lines)]
     shown.append("".join(traceback.format_exception_only(type(exc), exc)).rstrip())
@@ -200,8 +198,6 @@ def zygote() -> None:
     """Import what every block imports, then run jobs from stdin, one child each."""
     import numpy  # noqa: F401
     import torch  # noqa: F401
-
-    from devguide.run import zygote_client  # noqa: F401 - imported once, not per child
 
     current: list[dict] = []  # the job that runs
     reaper.become_subreaper()  # what the block starts stays below the zygote (devguide.run.reaper)
@@ -294,13 +290,11 @@ def _spawn(job: dict) -> tuple[int, subprocess.Popen | None]:
             finally:
                 os._exit(70)
         return pid, None
-    from devguide.run import zygote_client
-
     job_file = Path(job["result"]).with_suffix(".job.json")
     job_file.write_text(json.dumps(job), encoding="utf-8")
     proc = subprocess.Popen(
         [sys.executable, "-m", "devguide.run.zygote", "--child", str(job_file)],
-        env=zygote_client.zygote_env(),
+        env=zygote_env(),
         cwd=REPO,
         start_new_session=True,
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import linecache
 import os
 import re
 import signal
@@ -33,35 +32,12 @@ from devguide.run.sandbox import (
     landlock_abi,
     memory_limit,
     output_limit,
-    thread_share,
     warning_filters_env,
+    zygote_env,
 )
-from devguide.source.blocks import Block
+from devguide.source.blocks import Block, BlockFailure, compiled, numbered  # noqa: F401 - re-exported
 
 # --------------------------------------------------------------------------- running
-
-
-class BlockFailure(Exception):
-    """A block failed; the message is ready to show to the reader."""
-
-
-def numbered(block: Block) -> str:
-    width = max(len(f"{p}:{n}") for p, n in block.line_map) if block.line_map else 0
-    return "\n".join(
-        f"  {f'{p}:{n}':>{width}} | {text}"
-        for (p, n), text in zip(block.line_map, block.code.splitlines(), strict=False)
-    )
-
-
-def compiled(block: Block):
-    """Compile a python block; syntax errors name the page line."""
-    filename = f"<{block.where}>"
-    linecache.cache[filename] = (len(block.code), None, block.code.splitlines(True), filename)
-    try:
-        return compile(block.code, filename, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        p, n = block.line_map[(exc.lineno or 1) - 1] if block.line_map else (rel(block.page), block.line)
-        raise BlockFailure(f"{p}:{n}: SyntaxError: {exc.msg}\n\n{numbered(block)}") from None
 
 
 TAIL_LINES, TAIL_CHARS = 40, 4000
@@ -293,12 +269,6 @@ def write_output(block: Block, actual: str):
 
 
 # --------------------------------------------------------------------------- the zygote, from the pytest side
-
-
-def zygote_env() -> dict:
-    """The environment of the zygote: torch's threads set before it is imported
-    (``sandbox.thread_share``). It imports devguide as every process does: installed."""
-    return dict(os.environ, PYTHONUNBUFFERED="1", **thread_share())
 
 
 class Zygote:

@@ -18,6 +18,7 @@ blocks: its problems are raised). Each ``Block`` has:
 from __future__ import annotations
 
 import functools
+import linecache
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -238,3 +239,31 @@ def cannot_fail(block: Block) -> list[str]:
                 "message into a verified output"
             )
     return found
+
+
+# --------------------------------------------------------------------------- compiling
+# (here, not beside the runner: the zygote compiles and numbers blocks, and its client
+# starts the zygote by name, so neither may import the other)
+
+
+class BlockFailure(Exception):
+    """A block failed; the message is ready to show to the reader."""
+
+
+def numbered(block: Block) -> str:
+    width = max(len(f"{p}:{n}") for p, n in block.line_map) if block.line_map else 0
+    return "\n".join(
+        f"  {f'{p}:{n}':>{width}} | {text}"
+        for (p, n), text in zip(block.line_map, block.code.splitlines(), strict=False)
+    )
+
+
+def compiled(block: Block):
+    """Compile a python block; syntax errors name the page line."""
+    filename = f"<{block.where}>"
+    linecache.cache[filename] = (len(block.code), None, block.code.splitlines(True), filename)
+    try:
+        return compile(block.code, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        p, n = block.line_map[(exc.lineno or 1) - 1] if block.line_map else (rel(block.page), block.line)
+        raise BlockFailure(f"{p}:{n}: SyntaxError: {exc.msg}\n\n{numbered(block)}") from None
