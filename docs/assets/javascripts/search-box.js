@@ -125,3 +125,60 @@
   }
   highlight();
 })();
+
+// A pasted message that no page quotes opens its family's page with
+// ?undocumented=<the message>[&torch=<version>] (search-worker.js, FAMILIES):
+// the page then says, above its title, that this exact message is not
+// documented yet, and offers a report with the message as its title, this
+// page and the torch version (when the paste named one) filled in.
+(function () {
+  "use strict";
+  var url = new URL(location.href);
+  var message = url.searchParams.get("undocumented");
+  var article = document.querySelector("article.md-content__inner");
+  if (!message || !article) return;
+  var zh = (document.documentElement.lang || "").indexOf("zh") === 0;
+  var torch = url.searchParams.get("torch");
+  var page = url.origin + url.pathname;
+  var words = zh ? {
+    title: "这条报错原文尚未收录",
+    lead: "站内还没有页面收录这条报错的原文。本页讲解它所属的这一类报错，以及其原因与解决办法：",
+    report: "反馈这条报错（已预填报错原文、本页地址" + (torch ? "和 torch 版本" : "") + "）",
+    body: "### 粘贴的报错\n\n```\n{message}\n```\n\n搜索打开的页面：{page}\ntorch 版本：{torch}\n\n### 出现的场景\n\n（当时在做什么；所用设备、操作系统）\n",
+    unknown: "粘贴内容中未注明"
+  } : {
+    title: "This exact message is not documented yet",
+    lead: "No page quotes this message yet. This page explains the family it belongs to, its causes and fixes:",
+    report: "Report this message (the message, this page" + (torch ? " and the torch version" : "") + " filled in)",
+    body: "### The pasted message\n\n```\n{message}\n```\n\nThe search opened: {page}\ntorch version: {torch}\n\n### When it happens\n\n(what you were doing; device, OS)\n",
+    unknown: "not in the paste"
+  };
+  var existing = document.querySelector('a[href*="/issues/new"]');
+  var repo = existing ? existing.href.split("/issues/new")[0] : null;
+  var box = document.createElement("div");
+  box.className = "admonition warning devguide-undocumented";
+  box.setAttribute("role", "note");
+  var title = document.createElement("p");
+  title.className = "admonition-title";
+  title.textContent = words.title;
+  var lead = document.createElement("p");
+  lead.textContent = words.lead;
+  var quote = document.createElement("pre");
+  var code = document.createElement("code");
+  code.textContent = message;
+  quote.appendChild(code);
+  box.appendChild(title);
+  box.appendChild(lead);
+  box.appendChild(quote);
+  if (repo) {
+    var link = document.createElement("a");
+    var body = words.body.replace("{message}", message).replace("{page}", page).replace("{torch}", torch || words.unknown);
+    link.href = repo + "/issues/new?title=" + encodeURIComponent(message.slice(0, 200)) + "&body=" + encodeURIComponent(body);
+    link.textContent = words.report;
+    link.className = "devguide-undocumented__report";
+    var p = document.createElement("p");
+    p.appendChild(link);
+    box.appendChild(p);
+  }
+  article.insertBefore(box, article.firstChild);
+})();

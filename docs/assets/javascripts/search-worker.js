@@ -300,6 +300,7 @@
   }
 
   function build(entries) {
+    corpus = null;  // the documented() text is made again from the new sections
     docs = entries;
     ids = new Map(); names = []; counts = []; wordIds = new Map(); whole = [];
     lengths = new Array(docs.length);
@@ -818,12 +819,125 @@
   // or a long line in English with no question mark: a log line
   var PASTE_LENGTH = 100;
 
+
+  // ------------------------------------------------------------------ families
+  // A pasted message whose wording is on no page still lands (issue 35): its
+  // shape names the family page that explains its kind (a cuBLAS status, an
+  // NCCL error, a kernel's assertion…), and that page opens with a notice, in
+  // the reader's language, that this exact message is not documented yet and a
+  // link that opens a pre-filled report (search-box.js reads ?undocumented=).
+  // The first shape that matches decides; the specific ones come first.
+  var FAMILIES = [
+    { shape: /\bCUBLAS_STATUS_\w+|\bcuBLAS error\b/i, page: "reference/errors/cuda-libraries/", name: "cuBLAS" },
+    { shape: /\bCUDNN_STATUS_\w+|\bcuDNN (?:error|version)\b|\bcudnn\w*\b|\bunable to find an engine\b/i, page: "reference/errors/cuda-libraries/", name: "cuDNN" },
+    { shape: /\bCUSOLVER_STATUS_\w+|\bcusolver\w*\b|\bCUFFT_\w+|\bcuFFT error\b|\bcusparse\w*\b|\bcurand\w*\b/i, page: "reference/errors/cuda-libraries/", name: "cuSOLVER / cuFFT / cuSPARSE" },
+    { shape: /\bnccl\w*(?:Error|Usage)\b|\bNCCL (?:error|WARN|INFO|version)\b|ProcessGroupNCCL|\b(?:TORCH_)?NCCL_\w+|\bNCCL\b/, page: "reference/errors/nccl/", name: "NCCL" },
+    { shape: /Caught \w+ in DataLoader worker process|DataLoader worker \(pid|\bDataLoader\b|\bcannot pin\b|\bpin_memory\b|\bshared memory\b|\bancdata\b|\bdefault_collate\b/i, page: "reference/errors/data-loading/", name: "DataLoader" },
+    { shape: /\btorch\._(?:dynamo|inductor)\b|\bInductorError\b|\bBackendCompilerFailed\b|\b[Tt]riton\b|\btorch\.compile\b|\bDynamo\b|\bInvalidCxxCompiler\b|\bCompiler: cl\b|\bcl is not found\b|\bcl\.exe\b|\b_pytree\b|\btorch\.compiler\b/, page: "reference/errors/compile/", name: "torch.compile (Dynamo / Inductor / Triton)" },
+    { shape: /\bExpected one of cpu, cuda\b|\bdevice string\b/i, page: "reference/errors/devices/", name: "devices" },
+    { shape: /\bfailed assertion\b|\bMPS\w*\b|\bmps\b|\bMetal\b/, page: "reference/errors/mps/", name: "MPS" },
+    { shape: /\bXPU\b|\bxpu\b|\bUR_RESULT_ERROR\w*|\bNative API (?:failed|returns)\b|\bSYCL\b|\bLevel.?Zero\b/i, page: "devices/other-accelerators/", name: "XPU" },
+    { shape: /\bAssertion `[^`]*` failed|\bdevice-side assert/, page: "reference/errors/cuda-runtime/", name: "device-side assertion" },
+    { shape: /\bc10d\b|\bTCPStore\b|\btorch\.distributed\b|\btorchrun\b|\bDistributedDataParallel\b|\bDataParallel\b|\breplica \d+ on device\b|\bgather along dimension\b|\bFSDP\b|\bFullyShardedDataParallel\b|[Gg]loo|\bprocess group\b|\bProcessGroup\w*|\brendezvous\b|\bbackend type\b|\bSocket Timeout\b|\bBroken pipe\b|\bUSE_LIBUV\b|\bDDP\b|\bacross ranks\b|\bSignalException\b|\bdevice_ids\[0\]|\bparameters and buffers on device\b|\blibuv\b|\bOMP_NUM_THREADS\b|\buse_orig_params\b|\bflatten tensors\b/, page: "reference/errors/distributed/", name: "torch.distributed" },
+    { shape: /\bdriver version is insufficient\b|\bno kernel image\b|\bsm_\d+|\bCUDA capability\b|\binvalid device ordinal\b|\bNVIDIA driver\b|\bCUDA-capable\b|\bnot compiled with CUDA\b|\bCUDA driver initialization\b|\binitialization error\b/i, page: "reference/errors/cuda-setup/", name: "CUDA setup" },
+    { shape: /\bCUDA error\b|\bcuda runtime error\b|\bcudaError\w*|\bCUDA kernel errors\b|\bmisaligned address\b|\billegal instruction\b|\bunspecified launch failure\b/i, page: "reference/errors/cuda-runtime/", name: "CUDA runtime" },
+    { shape: /\bUser provided device_type\b|\bautocast\b|\bGradScaler\b|\btorch\.(?:cuda\.)?amp\b|\bbfloat16\b|\bbf16\b/i, page: "reference/errors/amp-and-optimizers/", name: "AMP" },
+    { shape: /\bstate_dict\b|\bload_state_dict\b|\btorch\.load\b|\bTypedStorage\b|\bparameter group\b|\bunpickl\w*|\bweights_only\b|\bcheckpoint\b/i, page: "reference/errors/checkpoints/", name: "checkpoints" },
+    { shape: /\bat::Half\b|\bnot implemented for '(?:Half|BFloat16|Float|Double|Long|Int|Bool)'|\bscalar type\b|\bdtype\b/, page: "reference/errors/dtypes/", name: "dtypes" },
+    { shape: /\bdevice type\b|\bon the same device\b/i, page: "reference/errors/devices/", name: "devices" },
+    { shape: /\bnumpy\b|\bndarray\b/i, page: "reference/errors/numpy/", name: "NumPy" },
+    { shape: /\bbatch_size\b.*\btarget\b|\bTarget \S+ is out of bounds\b|\bmulti-target\b/i, page: "reference/errors/losses/", name: "losses" },
+    { shape: /\bsize mismatch\b|\bshapes? cannot\b|\bmeshgrid\b|\bview size\b|\bsize of tensor\b/i, page: "reference/errors/shapes/", name: "shapes" }
+  ];
+  var WINDOW = 6;  // words of the message that must stand together on a page for it to be documented
+  var corpus = null;  // every section's title and text, as normalise() makes them (built on first need)
+  // a status or an NCCL error names the message by itself: it is documented when a page has it
+  var KEY = /\b(?:CUBLAS|CUDNN|CUSOLVER|CUFFT|CUSPARSE|CURAND)_STATUS_\w+|\bNCCL error in:?\s*\S*?,\s*([a-z][a-z ]+?)(?=[,(]|$)/i;
+  // the lines torch adds to many messages, and module paths, say nothing about which message it is
+  var NOT_WORDING = new RegExp([
+    BOILERPLATE.source,
+    "terminate called after throwing an instance of '[^']*'",
+    "what\\(\\):",
+    "\\b\\w+(?:\\.\\w+){2,}\\b"
+  ].join("|"), "gi");
+  var GENERIC = new Set((
+    "cuda torch nccl error errors failed failure warning exception raised from call calling when line file " +
+    "distributed c10 c10d what terminate called after throwing instance python site packages lib aten src " +
+    "native cu cpp py debugging consider passing run details most recent last traceback kernel might " +
+    "asynchronously reported some other api stacktrace below incorrect compile enable device side assertions"
+  ).split(" "));
+
+  function normalise(text) {
+    return (" " + text.replace(/<[^>]*>/g, " ").replace(/&(?:amp|lt|gt|quot|#39);/g, " ")
+      .toLowerCase().replace(/\d+/g, " ").replace(/[^a-z0-9_\u3400-\u9fff]+/g, " ") + " ").replace(/ +/g, " ");
+  }
+
+  // A word that tells one message from another (not a stop word, not an exception's name)
+  function informative(w) {
+    return w.length > 1 && !STOP_EN.has(w) && !GENERIC.has(w) && !/(?:error|exception|warning)$/.test(w);
+  }
+
+  // Whether a page quotes the message: its status or NCCL error, or six of its words in a row
+  // (two of them informative) stand together on some section.
+  function documented(raw) {
+    if (!corpus) corpus = docs.map(function (d) { return normalise(d.title + " " + d.text); }).join("\n");
+    var key = KEY.exec(raw);
+    if (key) return corpus.indexOf(normalise(key[1] || key[0])) >= 0;
+    var words = normalise(raw.replace(NOT_WORDING, " ")).trim().split(" ").filter(Boolean);
+    if (words.length < WINDOW) return corpus.indexOf(" " + words.join(" ") + " ") >= 0;
+    for (var i = 0; i + WINDOW <= words.length; i++) {
+      var run = words.slice(i, i + WINDOW);
+      if (run.filter(informative).length < 2) continue;
+      if (corpus.indexOf(" " + run.join(" ") + " ") >= 0) return true;
+    }
+    return false;
+  }
+
+  var TORCH_VERSION = /\b(?:torch|pytorch)(?:\s*version)?\s*(?:==|=|:|v)?\s*([12]\.\d{1,2}(?:\.\d{1,2})?(?:\+\w+)?)(?![\d.])/i;
+  var NOTICE = {
+    zh: { title: "这条报错原文尚未收录", text: "站内没有页面收录这条报错的原文。它属于 {family} 这一类：打开的页面讲解这一类报错的原因与解决办法，页首附有已预填内容的反馈链接。" },
+    en: { title: "This exact message is not documented yet", text: "No page quotes this message. It belongs to the {family} family: the page explains that family's causes and fixes, and opens with a link to report the message, pre-filled." }
+  };
+
+  // The family item for a pasted message no page quotes, or null.
+  // ``fallback`` ({page, name}) stands for the family when no shape matches: the error
+  // reference page the ranking put first.
+  function familyItem(raw, language, fallback) {
+    var family = null;
+    for (var i = 0; i < FAMILIES.length && !family; i++) if (FAMILIES[i].shape.test(raw)) family = FAMILIES[i];
+    if (!family && fallback && !FAMILIES.some(function (f) { return f.shape.test(raw); })) family = fallback;
+    if (!family || documented(raw)) return null;
+    var prefix = language === "zh" ? "" : language + "/";
+    var url = new URL(prefix + family.page, "https://x.invalid/");
+    url.searchParams.set("undocumented", raw.slice(0, 500));
+    var version = TORCH_VERSION.exec(raw);
+    if (version) url.searchParams.set("torch", version[1]);
+    var words = NOTICE[language] || NOTICE.en;
+    var quoted = raw.length > 120 ? raw.slice(0, 117) + "…" : raw;
+    return {
+      location: url.href.slice("https://x.invalid/".length),
+      title: words.title + " · " + escapeHtml(family.name),
+      text: "<code>" + escapeHtml(quoted) + "</code> " + words.text.replace("{family}", escapeHtml(family.name)),
+      score: 1e9,
+      terms: {},
+      family: family.page
+    };
+  }
+
+  function escapeHtml(s) {
+    return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+
   function search(raw) {
+    var asPasted = raw;
     raw = pasted(raw);
+    var message = MESSAGE.test(raw) || raw.length >= PASTE_LENGTH && !/[?？]/.test(raw) && !HAN.test(raw);
+    var family = message ? familyItem(asPasted, language()) : null;
+    var none = { items: family ? [[family]] : [] };
     var groups = parse(raw, false);
     if (!groups.length) groups = parse(raw, true);
     var known = groups.filter(function (g) { return rarity(g) > 0; });
-    if (!known.length) return { items: [] };
+    if (!known.length) return none;
     var sections = rank(known);
     var pages = new Map();
     sections.forEach(function (s) {
@@ -837,7 +951,6 @@
     var termsOf = known.map(function (g) {
       return groupTerms(g).map(function (t) { return ids.get(t); });
     });
-    var message = MESSAGE.test(raw) || raw.length >= PASTE_LENGTH && !/[?？]/.test(raw) && !HAN.test(raw);
     var ranked = [];
     pages.forEach(function (list, page) {
       list.sort(function (x, y) { return y.score - x.score; });
@@ -853,7 +966,16 @@
       ranked.push({ page: page, score: hub * score * (1 + PAGE_TITLE_BOOST * named / all), sections: list });
     });
     ranked.sort(function (x, y) { return y.score - x.score; });
-    if (!ranked.length) return { items: [] };
+    if (message && !family && ranked.length) {  // no shape: the first error reference page, if it is one
+      var first = docs[ranked[0].page];
+      if (ERRORS.test(first.location)) {
+        family = familyItem(asPasted, language(), {
+          page: first.location.replace(/^en\//, "").split("#")[0],
+          name: first.title.replace(/<[^>]*>/g, "")
+        });
+      }
+    }
+    if (!ranked.length) return none;
     var floor = ranked[0].score * 0.15;  // pages far below the best are noise
     ranked = ranked.filter(function (r) { return r.score >= floor; }).slice(0, MAX_PAGES);
 
@@ -893,7 +1015,13 @@
       }
       return group;
     });
+    if (family) items.unshift([family]);
     return { items: items };
+  }
+
+  // The language of the index: English locations start with "en/", Chinese ones at the root.
+  function language() {
+    return docs.length && docs[0].location.indexOf("en/") === 0 ? "en" : "zh";
   }
 
   // How a query is read: its groups and terms, and how many of its Chinese
