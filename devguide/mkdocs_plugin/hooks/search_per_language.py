@@ -42,6 +42,9 @@ from mkdocs.plugins import event_priority
 WORKER = "assets/javascripts/search-worker.js"
 # the site's other scripts that explain themselves at length, served without their comments
 SHRUNK = ("assets/javascripts/search-box.js", "assets/javascripts/reading.js")
+# the shapes of pasted messages and their family pages, for the worker (in the index, not in
+# the worker every page loads)
+FAMILIES = json.loads((Path(__file__).with_name("search_families.json")).read_text(encoding="utf-8"))
 MATERIAL_WORKER = re.compile(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js")
 
 PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
@@ -177,11 +180,16 @@ def glossary_synonyms(docs_dir: Path) -> dict[str, list[str]]:
     return found
 
 
+# a comment after code on a line whose code has no string, regular expression or division
+TRAILING_COMMENT = re.compile(r"^([^\"'/`]*?)\s+//\s.*$")
+
+
 def shrink_worker(path: Path) -> None:
-    """The worker as served: without its comment lines and indentation (its source
-    explains itself at length; 12 → 9 kB gzip, loaded with every page)."""
+    """The worker as served: without its comment lines, the comments after code where
+    nothing in the code could hold a ``//``, and indentation (its source explains
+    itself at length; 12 → 9 kB gzip, loaded with every page)."""
     if path.exists():
-        lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+        lines = (TRAILING_COMMENT.sub(r"\1", line.strip()) for line in path.read_text(encoding="utf-8").splitlines())
         path.write_text("\n".join(line for line in lines if line and not line.startswith("//")) + "\n",
                         encoding="utf-8")
 
@@ -246,6 +254,7 @@ def on_post_build(config) -> None:
         path = root if lang == i18n.default_language else site / lang / "search" / "search_index.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         settings = dict(index["config"])
+        settings["families"] = FAMILIES  # the shapes of pasted messages (search-worker.js)
         if lang == "zh":
             settings["synonyms"] = glossary_synonyms(Path(config.docs_dir))
         docs = slim(docs)

@@ -827,28 +827,9 @@
   // the reader's language, that this exact message is not documented yet and a
   // link that opens a pre-filled report (search-box.js reads ?undocumented=).
   // The first shape that matches decides; the specific ones come first.
-  var FAMILIES = [
-    { shape: /\bCUBLAS_STATUS_\w+|\bcuBLAS error\b/i, page: "reference/errors/cuda-libraries/", name: "cuBLAS" },
-    { shape: /\bCUDNN_STATUS_\w+|\bcuDNN (?:error|version)\b|\bcudnn\w*\b|\bunable to find an engine\b/i, page: "reference/errors/cuda-libraries/", name: "cuDNN" },
-    { shape: /\bCUSOLVER_STATUS_\w+|\bcusolver\w*\b|\bCUFFT_\w+|\bcuFFT error\b|\bcusparse\w*\b|\bcurand\w*\b/i, page: "reference/errors/cuda-libraries/", name: "cuSOLVER / cuFFT / cuSPARSE" },
-    { shape: /\bnccl\w*(?:Error|Usage)\b|\bNCCL (?:error|WARN|INFO|version)\b|ProcessGroupNCCL|\b(?:TORCH_)?NCCL_\w+|\bNCCL\b/, page: "reference/errors/nccl/", name: "NCCL" },
-    { shape: /Caught \w+ in DataLoader worker process|DataLoader worker \(pid|\bDataLoader\b|\bcannot pin\b|\bpin_memory\b|\bshared memory\b|\bancdata\b|\bdefault_collate\b/i, page: "reference/errors/data-loading/", name: "DataLoader" },
-    { shape: /\btorch\._(?:dynamo|inductor)\b|\bInductorError\b|\bBackendCompilerFailed\b|\b[Tt]riton\b|\btorch\.compile\b|\bDynamo\b|\bInvalidCxxCompiler\b|\bCompiler: cl\b|\bcl is not found\b|\bcl\.exe\b|\b_pytree\b|\btorch\.compiler\b/, page: "reference/errors/compile/", name: "torch.compile (Dynamo / Inductor / Triton)" },
-    { shape: /\bExpected one of cpu, cuda\b|\bdevice string\b/i, page: "reference/errors/devices/", name: "devices" },
-    { shape: /\bfailed assertion\b|\bMPS\w*\b|\bmps\b|\bMetal\b/, page: "reference/errors/mps/", name: "MPS" },
-    { shape: /\bXPU\b|\bxpu\b|\bUR_RESULT_ERROR\w*|\bNative API (?:failed|returns)\b|\bSYCL\b|\bLevel.?Zero\b/i, page: "devices/other-accelerators/", name: "XPU" },
-    { shape: /\bAssertion `[^`]*` failed|\bdevice-side assert/, page: "reference/errors/cuda-runtime/", name: "device-side assertion" },
-    { shape: /\bc10d\b|\bTCPStore\b|\btorch\.distributed\b|\btorchrun\b|\bDistributedDataParallel\b|\bDataParallel\b|\breplica \d+ on device\b|\bgather along dimension\b|\bFSDP\b|\bFullyShardedDataParallel\b|[Gg]loo|\bprocess group\b|\bProcessGroup\w*|\brendezvous\b|\bbackend type\b|\bSocket Timeout\b|\bBroken pipe\b|\bUSE_LIBUV\b|\bDDP\b|\bacross ranks\b|\bSignalException\b|\bdevice_ids\[0\]|\bparameters and buffers on device\b|\blibuv\b|\bOMP_NUM_THREADS\b|\buse_orig_params\b|\bflatten tensors\b/, page: "reference/errors/distributed/", name: "torch.distributed" },
-    { shape: /\bdriver version is insufficient\b|\bno kernel image\b|\bsm_\d+|\bCUDA capability\b|\binvalid device ordinal\b|\bNVIDIA driver\b|\bCUDA-capable\b|\bnot compiled with CUDA\b|\bCUDA driver initialization\b|\binitialization error\b/i, page: "reference/errors/cuda-setup/", name: "CUDA setup" },
-    { shape: /\bCUDA error\b|\bcuda runtime error\b|\bcudaError\w*|\bCUDA kernel errors\b|\bmisaligned address\b|\billegal instruction\b|\bunspecified launch failure\b/i, page: "reference/errors/cuda-runtime/", name: "CUDA runtime" },
-    { shape: /\bUser provided device_type\b|\bautocast\b|\bGradScaler\b|\btorch\.(?:cuda\.)?amp\b|\bbfloat16\b|\bbf16\b/i, page: "reference/errors/amp-and-optimizers/", name: "AMP" },
-    { shape: /\bstate_dict\b|\bload_state_dict\b|\btorch\.load\b|\bTypedStorage\b|\bparameter group\b|\bunpickl\w*|\bweights_only\b|\bcheckpoint\b/i, page: "reference/errors/checkpoints/", name: "checkpoints" },
-    { shape: /\bat::Half\b|\bnot implemented for '(?:Half|BFloat16|Float|Double|Long|Int|Bool)'|\bscalar type\b|\bdtype\b/, page: "reference/errors/dtypes/", name: "dtypes" },
-    { shape: /\bdevice type\b|\bon the same device\b/i, page: "reference/errors/devices/", name: "devices" },
-    { shape: /\bnumpy\b|\bndarray\b/i, page: "reference/errors/numpy/", name: "NumPy" },
-    { shape: /\bbatch_size\b.*\btarget\b|\bTarget \S+ is out of bounds\b|\bmulti-target\b/i, page: "reference/errors/losses/", name: "losses" },
-    { shape: /\bsize mismatch\b|\bshapes? cannot\b|\bmeshgrid\b|\bview size\b|\bsize of tensor\b/i, page: "reference/errors/shapes/", name: "shapes" }
-  ];
+  // filled from the index's config at SETUP (search_families.json, put there by
+  // devguide/mkdocs_plugin/hooks/search_per_language.py): {shape, page, name}, first match wins
+  var FAMILIES = [];
   var WINDOW = 6;  // words of the message that must stand together on a page for it to be documented
   var corpus = null;  // every section's title and text, as normalise() makes them (built on first need)
   // a status or an NCCL error names the message by itself: it is documented when a page has it
@@ -860,12 +841,7 @@
     "what\\(\\):",
     "\\b\\w+(?:\\.\\w+){2,}\\b"
   ].join("|"), "gi");
-  var GENERIC = new Set((
-    "cuda torch nccl error errors failed failure warning exception raised from call calling when line file " +
-    "distributed c10 c10d what terminate called after throwing instance python site packages lib aten src " +
-    "native cu cpp py debugging consider passing run details most recent last traceback kernel might " +
-    "asynchronously reported some other api stacktrace below incorrect compile enable device side assertions"
-  ).split(" "));
+  var GENERIC = new Set();  // words in many messages (search_families.json, at SETUP)
 
   function normalise(text) {
     return (" " + text.replace(/<[^>]*>/g, " ").replace(/&(?:amp|lt|gt|quot|#39);/g, " ")
@@ -894,10 +870,7 @@
   }
 
   var TORCH_VERSION = /\b(?:torch|pytorch)(?:\s*version)?\s*(?:==|=|:|v)?\s*([12]\.\d{1,2}(?:\.\d{1,2})?(?:\+\w+)?)(?![\d.])/i;
-  var NOTICE = {
-    zh: { title: "这条报错原文尚未收录", text: "站内没有页面收录这条报错的原文。它属于 {family} 这一类：打开的页面讲解这一类报错的原因与解决办法，页首附有已预填内容的反馈链接。" },
-    en: { title: "This exact message is not documented yet", text: "No page quotes this message. It belongs to the {family} family: the page explains that family's causes and fixes, and opens with a link to report the message, pre-filled." }
-  };
+  var NOTICE = {};  // the notice's words per language (search_families.json, at SETUP)
 
   // The family item for a pasted message no page quotes, or null.
   // ``fallback`` ({page, name}) stands for the family when no shape matches: the error
@@ -913,6 +886,7 @@
     var version = TORCH_VERSION.exec(raw);
     if (version) url.searchParams.set("torch", version[1]);
     var words = NOTICE[language] || NOTICE.en;
+    if (!words) return null;
     var quoted = raw.length > 120 ? raw.slice(0, 117) + "…" : raw;
     return {
       location: url.href.slice("https://x.invalid/".length),
@@ -1090,6 +1064,12 @@
         var settings = message.data.config || {};
         build(message.data.docs);
         setSynonyms(settings.synonyms);
+        var families = settings.families || {};
+        FAMILIES = (families.families || []).map(function (f) {
+          return { shape: new RegExp(f.shape, f.flags || ""), page: f.page, name: f.name };
+        });
+        GENERIC = new Set(families.generic || []);
+        NOTICE = families.notice || {};
         rest = { url: settings.rest || null, state: settings.rest ? "pending" : "complete",
                  timer: null, lastQuery: null, synonyms: settings.synonyms };
         if (rest.url) rest.timer = setTimeout(loadRest, 1000);
