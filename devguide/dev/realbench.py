@@ -35,8 +35,6 @@ SITE_TESTS = paths.REPO / "tests" / "site"
 # against; "held-out" is 30 % of the 2026-12-06 collection, frozen before any page was
 # written for it, and only ever scored.
 SPLITS = {"tuning": SITE_TESTS, "held-out": SITE_TESTS / "heldout"}
-QUESTIONS = {lang: SITE_TESTS / f"real_questions_{lang}.toml" for lang in ("en", "zh")}
-ERRORS = SITE_TESTS / "real_errors.toml"
 ANSWERS = SITE_TESTS / "real_errors_answers.toml"
 # in a result's address: the family page opened for a message no page quotes
 UNDOCUMENTED = "?undocumented="

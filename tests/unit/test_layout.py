@@ -105,12 +105,19 @@ def test_no_modules_depend_on_each_other_through_a_cycle_of_any_length():
                        f"of them, or into a module both import): {found}")
 
 
+def package(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A scratch package ``pkg`` with these files (paths relative to it)."""
+    root = tmp_path / "pkg"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
 def test_a_cycle_is_found_wherever_its_import_hides(tmp_path):
     """The check itself: a function-level import, a relative one and ``from pkg import
     module`` all make edges; a name imported from a module is an edge to that module."""
-    root = tmp_path / "pkg"
-    (root / "sub").mkdir(parents=True)
-    files = {
+    graph = imports(package(tmp_path, {
         "__init__.py": "",
         "a.py": "def f():\n    from pkg import b\n",
         "b.py": "from .a import f\n",
@@ -118,10 +125,7 @@ def test_a_cycle_is_found_wherever_its_import_hides(tmp_path):
         "sub/__init__.py": "",
         "sub/d.py": "from ..c import x\nfrom pkg.sub import e\n",
         "sub/e.py": "from pkg import config\n",
-    }
-    for name, text in files.items():
-        (root / name).write_text(text, encoding="utf-8")
-    graph = imports(root)
+    }))
     assert graph["pkg.a"] == {"pkg.b"} and graph["pkg.b"] == {"pkg.a"}
     assert graph["pkg.sub.d"] == {"pkg.c", "pkg.sub.e"} and graph["pkg.sub.e"] == {"pkg"}
     assert cycles(graph) == ["pkg.a -> pkg.b -> pkg.a", "pkg.c -> pkg.sub.d -> pkg.c"]
@@ -130,17 +134,12 @@ def test_a_cycle_is_found_wherever_its_import_hides(tmp_path):
 def test_a_long_cycle_and_a_program_started_by_name_are_found(tmp_path):
     """Three modules in a ring are a cycle too, and ``"-m", "pkg.a"`` in an argument
     list is an edge to ``pkg.a`` (a client that starts its server by name)."""
-    root = tmp_path / "pkg"
-    root.mkdir()
-    files = {
+    graph = imports(package(tmp_path, {
         "__init__.py": "",
         "a.py": "from pkg import b\n",
         "b.py": "from pkg import c\n",
         "c.py": "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'pkg.a'])\n",
         "d.py": "from pkg import a\n",
-    }
-    for name, text in files.items():
-        (root / name).write_text(text, encoding="utf-8")
-    graph = imports(root)
+    }))
     assert graph["pkg.c"] == {"pkg.a"}
     assert cycles(graph) == ["pkg.a -> pkg.b -> pkg.c -> pkg.a"]

@@ -37,6 +37,7 @@ from devguide.mkdocs_plugin.reader.downloads import site_path
 from devguide.mkdocs_plugin.reader.notebook_downloads import html_anchors
 from devguide.source import fences
 from devguide.source.blocks import expand_snippet_line
+from devguide.source.fences import Fence
 from devguide.source.links import LINK
 
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -102,7 +103,7 @@ def relative(target: str, start_file: str) -> str:
     return rel_path + sep + fragment
 
 
-def rewrite_links(markdown: str, page: Path, fences: list[fences.Fence], change: Callable[[str], str]) -> str:
+def rewrite_links(markdown: str, page: Path, fences: list[Fence], change: Callable[[str], str]) -> str:
     """Apply ``change`` to the target of every Markdown link outside fences and code spans."""
     inside = {n for f in fences for n in range(f.line, f.end + 1)}
     out = []
