@@ -188,6 +188,12 @@ def cmd_real_bench(args) -> int:
     return realbench.main(Path(args.site) if args.site else None)
 
 
+def cmd_wording_history(args) -> int:
+    from devguide.dev import wording_history
+
+    return wording_history.main(["--offline"] if args.offline else [])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m devguide", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -217,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("real-bench", help="real questions and pasted errors (with sources) on a built site")
     p.add_argument("site", nargs="?", help="the built site (default build/site)")
     p.set_defaults(func=cmd_real_bench)
+    p = sub.add_parser("wording-history", help="which torch releases print each wording of the error pages (downloads wheels)")
+    p.add_argument("--offline", action="store_true", help="only the releases already in build/wording-history/")
+    p.set_defaults(func=cmd_wording_history)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -33,6 +33,10 @@ TEXT = {
         "device_ok": "{n} 个仅限 {device} 的示例已运行",
         "device_failed": "{n} 个仅限 {device} 的示例中 {f} 个失败",
         "line_label": "本页的验证结果，见验证报告",
+        # under each wording of the error reference (hooks/error_pages.py)
+        "printed_by": "含这句措辞的 torch 版本：{releases}（在 PyPI 上 {first} 到 {last} 各版本 macOS wheel 的字符串中查得，"
+        "[怎么查的](index.md#wording-history)）",
+        "list_sep": "、",
         # the report
         # the report's summary box
         "box_title": "一览",
@@ -113,6 +117,10 @@ TEXT = {
         "device_ok": "{n} {device}-only {examples} ran",
         "device_failed": "{f} of {n} {device}-only examples failed",
         "line_label": "What ran on this page, in the validation report",
+        # under each wording of the error reference (hooks/error_pages.py)
+        "printed_by": "torch releases whose wheels hold this wording: {releases} (found in the strings of PyPI's macOS "
+        "wheels of {first} to {last}, [how](index.md#wording-history))",
+        "list_sep": ", ",
         "box_title": "At a glance",
         "box_of": "{k} of {n}",
         "box_cpu": "CPU examples passed (torch {torch})",

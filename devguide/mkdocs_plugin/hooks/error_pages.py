@@ -17,10 +17,13 @@ characters.
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+
+from devguide.mkdocs_plugin import words
 
 MARKER = re.compile(r"<!--devguide:error-list ([\w-]+)-->")
 ENTRY = re.compile(r"^## (.+?) \{ #([\w-]+) \}[ \t]*$", re.M)
@@ -50,9 +53,53 @@ def entries(path: Path) -> list[tuple[str, str]]:
     return ENTRY.findall(path.read_text(encoding="utf-8"))
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
-    if not is_error_page(page) or page.file.name != "index":
+# Which releases' strings hold each wording (devguide/dev/wording_history.py writes it)
+HISTORY = Path(__file__).with_name("wording_history.json")
+HEADING = re.compile(r"^(?:##|####) .+? \{ #([\w-]+) \}[ \t]*$", re.M)
+
+
+def _history() -> dict:
+    return json.loads(HISTORY.read_text(encoding="utf-8")) if HISTORY.exists() else {}
+
+
+def printed_by(markdown: str, lang: str, record: dict) -> str:
+    """Under each entry title and variant heading, the torch releases whose wheels hold
+    that wording, as the wording-history tool found them (not indexed for search)."""
+    wordings = record.get("wordings", {})
+    checked = record.get("releases", [])
+    if not checked:
         return markdown
+
+    def line(match: re.Match) -> str:
+        found = wordings.get(match.group(1), {}).get("releases")
+        if not found:
+            return match.group(0)
+        text = words.TEXT[lang]["printed_by"].format(
+            releases=words.TEXT[lang]["list_sep"].join(spans(found, checked)), first=checked[0], last=checked[-1]
+        )
+        return f'{match.group(0)}\n\n<p class="devguide-printed-by" data-search-exclude markdown>{text}</p>\n'
+
+    return HEADING.sub(line, markdown)
+
+
+def spans(found: list[str], checked: list[str]) -> list[str]:
+    """Consecutive checked releases as one run: ["1.13.1–2.4.1", "2.13.0"]."""
+    runs: list[list[str]] = []
+    for v in checked:
+        if v in found:
+            if runs and checked.index(runs[-1][-1]) == checked.index(v) - 1:
+                runs[-1].append(v)
+            else:
+                runs.append([v])
+    return [r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs]
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    if not is_error_page(page):
+        return markdown
+    if page.file.name != "index":
+        lang = page.file.src_uri.split("/", 1)[0]
+        return printed_by(markdown, lang if lang in words.TEXT else "zh", _history())
     folder = Path(page.file.abs_src_path).parent
     listed = set(MARKER.findall(markdown))
     missing = sorted(p.stem for p in folder.glob("*.md") if p.stem != "index" and p.stem not in listed)
