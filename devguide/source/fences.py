@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from devguide.paths import LANGUAGES, REPO, DocsError, rel
+from devguide.paths import LANGUAGES, REPO, DocsError, pinned_torch, rel
 from devguide.source.marks import (
     DEVICE_MARKS,
     MARKS,
@@ -260,9 +260,18 @@ def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> str:
         )
     if variant is not None:
         try:
-            torch_specifier(variant, f.where)
+            spec = torch_specifier(variant, f.where)
         except DocsError as exc:
             return str(exc)
+        pinned = pinned_torch()
+        if spec.contains(pinned, prereleases=True):
+            return (
+                f"{where}: <!--docs:expected-output {variant}--> covers the pinned torch {pinned} "
+                f"(pyproject.toml), so the usual output above it, the one readers see first, would "
+                f"never be compared: an output for other versions names only those (e.g. "
+                f"<!--docs:expected-output torch<{pinned}-->); if the pinned torch prints this, "
+                f"make it the usual output (.venv/bin/python -m pytest {rel(f.page)} --update-outputs)"
+            )
     return ""
 
 
