@@ -397,6 +397,10 @@ def shown_as_text(lines: list[str], f: Fence) -> str:
         if indent >= width:
             adjacent = False
             continue
+        while n > 0 and lines[n - 1].strip() and not CONTAINER.match(line.lstrip()):
+            n -= 1  # a paragraph's later lines belong to where its first line stands
+            line = lines[n]
+            indent = columns(line[: len(line) - len(line.lstrip())])
         if CONTAINER.match(line.lstrip()):
             # the fence is in this list item, admonition or tab, whose content starts 4
             # columns in (Python-Markdown's rule); 4 more make an indented code block
