@@ -86,6 +86,7 @@ LAYOUTS = {
     "second paragraph of an item": ("- item\n\n    more\n\n    '''python\n    print(1)\n    '''\n", False),
     "text that ends the list": ("- item\n\n  more\n\n    '''python\n    print(1)\n    '''\n", True),
     "deep in an item": ("- item\n\n    more\n\n        '''python\n        print(1)\n        '''\n", True),
+    "item whose text runs on": ("- **Item.** First line\n  runs on.\n\n    '''bash\n    echo 1\n    '''\n", False),
     "admonition": ("!!! note\n\n    '''python\n    print(1)\n    '''\n", False),
     "content tab": ('=== "CPU"\n\n    \'\'\'python\n    print(1)\n    \'\'\'\n', False),
     "under a paragraph": ("Text\n\t'''python\n\tprint(1)\n\t'''\n", False),
