@@ -39,7 +39,7 @@ def run_notebook(path: Path) -> str | None:
 
 # What `devguide page` checks of a page pair, in order: (name, what it means).
 PAGE_CHECKS = (
-    ("pages", "both languages exist"),
+    ("pages", "both languages exist, in UTF-8"),
     ("census", "every fence is run, shown or excused; marks and output markers are well formed"),
     ("links", "links and anchors, in the sources"),
     ("nav", "in mkdocs.yml's nav, its title translated in nav_translations"),
@@ -86,7 +86,7 @@ def checks_done(pairs, found: dict[str, list[str]], notebooks: list[str] | None,
     lines = [f"devguide page checked {names}:"]
     for name, meaning in PAGE_CHECKS:
         if name not in found:
-            lines.append(f"  {'-':6} {name:8} not applied (the pages are missing, or notebooks)")
+            lines.append(f"  {'-':6} {name:8} not applied (a page is missing or not UTF-8, or the pair is a notebook)")
             continue
         problems = found[name]
         lines.append(f"  {'FAILED' if problems else 'ok':6} {name:8} {meaning}"
@@ -108,6 +108,14 @@ def _pair_problems(twins: list[Path]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     found["pages"] = [f"{paths.rel(path)}: no such page (write both languages: "
                       f"{', '.join(paths.rel(p) for p in twins)})" for path in twins if not path.exists()]
+    if found["pages"]:
+        return found
+    for path in twins:
+        if path.suffix == ".md":
+            try:
+                fences.read_page(path)
+            except paths.DocsError as exc:  # not plain UTF-8: nothing else can be read of it
+                found["pages"].append(str(exc))
     if found["pages"]:
         return found
     found["nav"] = nav.page_problems(twins[0])

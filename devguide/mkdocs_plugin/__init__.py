@@ -23,6 +23,7 @@ from devguide.mkdocs_plugin.hooks import (
     quiet,
     reading,
     search_per_language,
+    unreadable_pages,
 )
 from devguide.mkdocs_plugin.reader import takeaways
 from devguide.mkdocs_plugin.report import validation_page
@@ -30,6 +31,7 @@ from devguide.mkdocs_plugin.report import validation_page
 # Each a module of event handlers, in the order their handlers run at one priority.
 PARTS: tuple[ModuleType, ...] = (
     quiet,  # third-party chatter off; serve stopped by SIGTERM removes its folder
+    unreadable_pages,  # a page that is not plain UTF-8 fails alone, at its line
     notebooks_with_i18n,  # notebooks wrapped again after static-i18n, cache kept
     validation_page,  # the validation report and each page's validated line
     search_per_language,  # one search index per language, the site's own worker

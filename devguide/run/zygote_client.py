@@ -223,12 +223,7 @@ def check_output(block: Block, actual: str) -> None:
     expected, fence = block.expected_for(paths.torch_version())
     if expected is None:
         return
-    same = (
-        re.sub(r"\s+", "", expected) == re.sub(r"\s+", "", actual)
-        if block.ignore_whitespace
-        else expected == actual
-    )
-    if same:
+    if block.matches(expected, actual):
         return
     at = f"{rel(block.page)}:{fence.line}" if fence else block.where
     which = "" if fence is block.output_fence else f" (the output for {fence.variant})"

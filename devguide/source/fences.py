@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from devguide.paths import LANGUAGES, REPO, DocsError, rel
+from devguide.paths import LANGUAGES, REPO, DocsError, pinned_torch, rel
 from devguide.source.marks import (
     DEVICE_MARKS,
     MARKS,
@@ -95,6 +95,51 @@ def cache_key(page: Path) -> tuple[Path, int, int]:
     return page, st.st_mtime_ns, st.st_size
 
 
+class UnreadablePage(DocsError):
+    """A page that is not plain UTF-8; ``line`` is the line of the first bad byte."""
+
+    def __init__(self, message: str, line: int):
+        super().__init__(message)
+        self.line = line
+
+
+def read_page(page: Path) -> str:
+    """(cached while the file is unchanged)"""
+    return _read_page(*cache_key(page))
+
+
+@functools.lru_cache(maxsize=512)
+def _read_page(page: Path, mtime_ns: int, size: int) -> str:
+    """A page's text, for every reader of its source (the census, the blocks, the
+    build): a page that is not plain UTF-8 fails alone, at its line, with what to do.
+    A byte that is not UTF-8 (one Latin-1 ``é``) stopped a whole ``-n0`` run; a
+    byte-order mark hid the first fence from the census (MkDocs drops it and renders
+    that fence; pytest-codeblocks keeps it and does not)."""
+    data = Path(page).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        bad = data[exc.start:exc.end].hex(" ").upper()
+        raise UnreadablePage(
+            f"{rel(page)}:{line}: byte {bad} (column {column}) is not UTF-8: the pages are UTF-8 "
+            "text; save the file as UTF-8 in your editor, or convert it with "
+            f"`iconv -f latin1 -t utf-8 {rel(page)} -o fixed.md && mv fixed.md {rel(page)}` "
+            "(if the text was Latin-1)",
+            line,
+        ) from None
+    if "\ufeff" in text:
+        line = text.count("\n", 0, text.index("\ufeff")) + 1
+        raise UnreadablePage(
+            f"{rel(page)}:{line}: a byte-order mark (U+FEFF, bytes EF BB BF) is in the page: the "
+            "harness and the site would read the fences after it differently; remove it (save as "
+            f"UTF-8 without BOM, or `sed -i 's/\\xEF\\xBB\\xBF//g' {rel(page)}`)",
+            line,
+        )
+    return text
+
+
 def scan_fences(page: Path) -> list[Fence]:
     """(cached while the file is unchanged: the plugin, the census and the report ask often)"""
     return _scan_fences(*cache_key(page))
@@ -103,7 +148,7 @@ def scan_fences(page: Path) -> list[Fence]:
 @functools.lru_cache(maxsize=512)
 def _scan_fences(page: Path, mtime_ns: int, size: int) -> list[Fence]:
     """Every fenced block of a Markdown page, whatever its fence or info string."""
-    return fences_in(Path(page).read_text(encoding="utf-8").splitlines(), page)
+    return fences_in(read_page(page).splitlines(), page)
 
 
 def fences_in(lines: list[str], page: Path) -> list[Fence]:
@@ -170,18 +215,24 @@ def classify(page: Path) -> list[CensusEntry]:
 def _classify(page: Path, mtime_ns: int, size: int) -> list[CensusEntry]:
     """Classify every fence of a page; entries with ``problem`` set fail the census."""
     entries = []
-    text = Path(page).read_text(encoding="utf-8")
+    try:
+        text = read_page(page)
+    except UnreadablePage as exc:  # the page fails alone, at the line of its first bad byte
+        return [CensusEntry(rel(page), exc.line, "(page)", "ignored", problem=str(exc))]
     first = text.splitlines()[0].strip() if text.strip() else ""
     fences = scan_fences(page)
     previous = None  # the last fence that is not an expected output
     has_output = False  # whether `previous` has its expected output yet
+    lines = text.splitlines()
     for f in fences:
         e = _classify_fence(f, previous, has_output, skipfile="skipfile" in first)
+        e.problem = e.problem or shown_as_text(lines, f)
         entries.append(e)
         if e.kind == "output":
             has_output = True
         elif e.kind != "continued":
             previous, has_output = f, False
+    entries += quoted_fences(page, fences)
     entries += scan_outside_fences_for_snippets(page, fences)
     entries += dangling_markers(page, fences)
     return entries
@@ -260,9 +311,18 @@ def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> str:
         )
     if variant is not None:
         try:
-            torch_specifier(variant, f.where)
+            spec = torch_specifier(variant, f.where)
         except DocsError as exc:
             return str(exc)
+        pinned = pinned_torch()
+        if spec.contains(pinned, prereleases=True):
+            return (
+                f"{where}: <!--docs:expected-output {variant}--> covers the pinned torch {pinned} "
+                f"(pyproject.toml), so the usual output above it, the one readers see first, would "
+                f"never be compared: an output for other versions names only those (e.g. "
+                f"<!--docs:expected-output torch<{pinned}-->); if the pinned torch prints this, "
+                f"make it the usual output (.venv/bin/python -m pytest {rel(f.page)} --update-outputs)"
+            )
     return ""
 
 
@@ -300,13 +360,95 @@ def _ignored_problem(f: Fence) -> str:
     )
 
 
+# --------------------------------------------------------------------------- what the site renders
+# The census must see the fences the site renders as code, and only those (checked by
+# rendering every page with mkdocs.yml's Markdown extensions: tests/content/test_rendered_fences.py).
+
+QUOTED_FENCE = re.compile(r"^\s*(?:>\s?)+\s*(?P<ticks>`{3,}|~{3,})(?P<info>.*)$")
+CONTAINER = re.compile(r"^(?:(?:[-*+]|\d+[.)])\s|!!!|\?\?\?|===)")
+
+
+def columns(indent: str) -> int:
+    """The width of an indentation, a tab reaching the next multiple of 4 (as Markdown counts)."""
+    width = 0
+    for c in indent:
+        width = (width // 4 + 1) * 4 if c == "\t" else width + 1
+    return width
+
+
+def shown_as_text(lines: list[str], f: Fence) -> str:
+    """A fence indented by 4 columns or more outside a list item, an admonition or a
+    tab is an indented code block to Markdown: the site shows it as plain text, its
+    backticks included, while pytest-codeblocks (which strips any indentation) runs
+    it. Empty when the fence is rendered as the fence it is."""
+    fence_width = width = columns(FENCE.match(lines[f.line - 1]).group("indent"))
+    n = f.line - 1  # 0-based index of the fence's line
+    adjacent = True  # no blank line yet between the fence and the line looked at
+    while width >= 4:
+        n -= 1
+        while n >= 0 and not lines[n].strip():
+            n, adjacent = n - 1, False
+        if n < 0:
+            break
+        line = lines[n]
+        indent = columns(line[: len(line) - len(line.lstrip())])
+        if adjacent and not CONTAINER.match(line.lstrip()):
+            return ""  # right under a line of text: a fence may interrupt a paragraph
+        if indent >= width:
+            adjacent = False
+            continue
+        while n > 0 and lines[n - 1].strip() and not CONTAINER.match(line.lstrip()):
+            n -= 1  # a paragraph's later lines belong to where its first line stands
+            line = lines[n]
+            indent = columns(line[: len(line) - len(line.lstrip())])
+        if CONTAINER.match(line.lstrip()):
+            # the fence is in this list item, admonition or tab, whose content starts 4
+            # columns in (Python-Markdown's rule); 4 more make an indented code block
+            if fence_width - indent < 8:
+                return ""
+            break
+        if indent < 4:
+            break  # text outside any container (a list item's text is indented by 4)
+        width = indent  # text in a container: look for the container above it
+    else:
+        return ""
+    return (
+        f"{f.where}: fence {f.ticks}{f.info} is indented by {fence_width} "
+        "columns (a tab counts 4) outside a list item or admonition: the site shows it as plain text, "
+        "backticks included, while the harness would run it: remove the indentation (indent with "
+        "spaces, and only inside the list item or admonition the block belongs to)"
+    )
+
+
+def quoted_fences(page: Path, fences: list[Fence]) -> list[CensusEntry]:
+    """A fence inside a quote (``> ```python``) is rendered as a code block, but
+    pytest-codeblocks never sees it: never run and never counted. Refused, unless it
+    only shows text (```text and the other display languages)."""
+    inside = set()
+    for f in fences:
+        inside.update(range(f.line, f.end + 1))
+    found = []
+    for n, line in enumerate(read_page(page).splitlines(), 1):
+        m = QUOTED_FENCE.match(line)
+        if n in inside or not m or (m.group("ticks")[0] == "`" and m.group("info").strip() in DISPLAY):
+            continue
+        info = m.group("info").strip()
+        if not info:  # the closing fence of a quoted block
+            continue
+        found.append(CensusEntry(rel(page), n, info, "ignored", problem=(
+            f"{rel(page)}:{n}: fence {m.group('ticks')}{info} inside a quote (>) is shown as a code "
+            "block but the harness never sees it, so it is never run: take the block out of the quote "
+            "(an admonition, !!! note, holds blocks that run), or show it as ```text")))
+    return found
+
+
 def scan_outside_fences_for_snippets(page: Path, fences: list[Fence]) -> list[CensusEntry]:
     """Includes outside fences would hide fences from the census: refuse them."""
     inside = set()
     for f in fences:
         inside.update(range(f.line, f.end + 1))
     found = []
-    for n, line in enumerate(Path(page).read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_page(page).splitlines(), 1):
         if n not in inside and SNIPPET_LINE.match(line):
             found.append(
                 CensusEntry(
@@ -332,7 +474,7 @@ def dangling_markers(page: Path, fences: list[Fence]) -> list[CensusEntry]:
     for f in fences:
         inside.update(range(f.line + 1, f.end + 1))
     found, pending = [], []
-    lines = Path(page).read_text(encoding="utf-8").splitlines()
+    lines = read_page(page).splitlines()
     for n, line in enumerate([*lines, "(end of the page)"], 1):
         if n in inside:
             continue
@@ -385,7 +527,7 @@ def heading_anchors(page: Path) -> list[tuple[int, str, str]]:
     for f in scan_fences(page):
         inside.update(range(f.line, f.end + 1))
     found = []
-    for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_page(page).splitlines(), 1):
         if n in inside:
             continue
         m = HEADING.match(line)

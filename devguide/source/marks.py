@@ -2,8 +2,11 @@
 
 * ``MARKS`` -- the marks a block may carry (``<!--pytest.mark.cuda-->``, …) and
   what each means; ``DEVICE_MARKS``, those that name a device;
-* ``eval_mark`` -- a ``pytest.mark.…`` comment evaluated as pytest-codeblocks
-  evaluates it, our marks only;
+* ``eval_mark`` -- a ``pytest.mark.…`` comment read by a small literal grammar
+  (``read_mark``): the mark's name, then literal arguments only (numbers,
+  strings, ``True``/``False``/``None``, lists and tuples of these, keyword
+  arguments); nothing in a comment is ever evaluated, and each mark's values are
+  checked (a time limit is a finite number of seconds above 0);
 * ``torch_specifier`` -- the torch versions an expected output is for
   (``<!--docs:expected-output torch==2.11.*-->``, ``VARIANT``);
 * ``comment_problems`` -- a comment that looks like a mark or keyword but is none
@@ -15,7 +18,9 @@ The fences these comments stand above are read by ``devguide.source.fences``, th
 
 from __future__ import annotations
 
+import ast
 import difflib
+import math
 import re
 
 import pytest
@@ -106,20 +111,95 @@ def mark_name(mark: str) -> str:
 
 
 def eval_mark(mark: str, where: str):
-    """Evaluate ``pytest.mark.…`` from a comment, allowing only our marks."""
-    name = mark_name(mark)
+    """The mark a ``pytest.mark.…`` comment names, read by ``read_mark`` (never
+    evaluated), allowing only our marks with values they accept."""
+    name, args, kwargs = read_mark(mark, where)
+    value = getattr(pytest.mark, name)
+    return value(*args, **kwargs) if args or kwargs else value
+
+
+# What a mark's arguments may be: literals, and lists or tuples of them. Nothing else
+# in a comment is a value (a call, a name, an attribute, an operator but a sign).
+_LITERAL_NODES = (ast.Constant, ast.List, ast.Tuple, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
+
+
+def _literal(node: ast.AST, mark: str, where: str):
+    """The value of a literal argument; a DocsError for anything that is not one."""
+    if all(isinstance(n, _LITERAL_NODES) for n in ast.walk(node)):
+        try:
+            return ast.literal_eval(node)
+        except ValueError:  # e.g. a sign before a string
+            pass
+    raise DocsError(
+        f"{where}: cannot read <!--{mark}-->: {ast.unparse(node)} is not a literal; a mark's "
+        "arguments are numbers and strings written out (e.g. <!--pytest.mark.timeout(600)-->, "
+        '<!--pytest.mark.skip(reason="why it is not run")-->), never code: nothing in a mark is run'
+    )
+
+
+def read_mark(mark: str, where: str) -> tuple[str, tuple, dict]:
+    """``pytest.mark.name`` or ``pytest.mark.name(literal, …, key=literal, …)`` →
+    (name, args, kwargs), by ``ast.parse`` and a walk over the nodes a literal may
+    have: the comment is never evaluated. Each mark's values are checked
+    (``_check_values``). A DocsError at ``where`` names what to write otherwise."""
+    text = mark.strip()
+    name = mark_name(text)
     if name not in MARKS:
         allowed = ", ".join(f"pytest.mark.{m}" for m in MARKS)
-        raise DocsError(f"{where}: unknown mark <!--{mark}-->: use one of {allowed}")
+        raise DocsError(f"{where}: unknown mark <!--{text}-->: use one of {allowed}")
     try:
-        value = eval(mark, {"pytest": pytest})  # same evaluation as pytest-codeblocks
-    except Exception as exc:  # noqa: BLE001 - reported with the page line
-        raise DocsError(f"{where}: cannot read <!--{mark}-->: {exc}") from None
-    if name == "skip" and not str(value.kwargs.get("reason") or "").strip():
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError as exc:
         raise DocsError(
-            f'{where}: an excused block needs a reason: <!--pytest.mark.skip(reason="…")-->'
+            f"{where}: cannot read <!--{text}-->: {exc.msg}; write one of: {', '.join(VALID_FORMS)}"
+        ) from None
+    call = node if isinstance(node, ast.Call) else None
+    target = call.func if call else node
+    if not (
+        isinstance(target, ast.Attribute) and target.attr == name
+        and isinstance(target.value, ast.Attribute) and target.value.attr == "mark"
+        and isinstance(target.value.value, ast.Name) and target.value.value.id == "pytest"
+    ):
+        raise DocsError(
+            f"{where}: cannot read <!--{text}-->: a mark is pytest.mark.<name> with literal "
+            f"arguments in one pair of brackets; write one of: {', '.join(VALID_FORMS)}"
         )
-    return value
+    args, kwargs = (), {}
+    if call:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            raise DocsError(f"{where}: cannot read <!--{text}-->: write each argument out (no * or **)")
+        args = tuple(_literal(a, text, where) for a in call.args)
+        kwargs = {k.arg: _literal(k.value, text, where) for k in call.keywords}
+    _check_values(name, args, kwargs, text, where)
+    return name, args, kwargs
+
+
+def _check_values(name: str, args: tuple, kwargs: dict, text: str, where: str) -> None:
+    """Each mark takes what it means and nothing else: a reason for ``skip``, a finite
+    number of seconds above 0 for ``timeout``, nothing for the others."""
+    if name == "skip":
+        if args or set(kwargs) - {"reason"} or not isinstance(kwargs.get("reason", ""), str):
+            raise DocsError(
+                f'{where}: <!--{text}-->: an excuse takes one argument, its reason as a string: '
+                '<!--pytest.mark.skip(reason="why it is not run")-->'
+            )
+        if not kwargs.get("reason", "").strip():
+            raise DocsError(
+                f'{where}: an excused block needs a reason: <!--pytest.mark.skip(reason="…")-->'
+            )
+    elif name == "timeout":
+        seconds = args[0] if len(args) == 1 and not kwargs else None
+        if (
+            not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
+            or not math.isfinite(seconds) or seconds <= 0
+        ):
+            raise DocsError(
+                f"{where}: <!--{text}-->: a time limit is one finite number of seconds above 0, "
+                "e.g. <!--pytest.mark.timeout(600)--> (nan, inf, 0 and negative limits would "
+                "switch the limit off or fail every run)"
+            )
+    elif args or kwargs:
+        raise DocsError(f"{where}: <!--{text}-->: this mark takes no arguments: write <!--pytest.mark.{name}-->")
 
 
 def torch_specifier(text: str, where: str):

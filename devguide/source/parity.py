@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from devguide.paths import DEFAULT_LANGUAGE, DOCS, LANGUAGES, REPO, rel
+from devguide.paths import DEFAULT_LANGUAGE, DOCS, LANGUAGES, REPO, DocsError, rel
 from devguide.source.comments import code_tokens, has_comments, without_comments
 from devguide.source.fences import (
     COMMENT,
@@ -17,6 +17,7 @@ from devguide.source.fences import (
     Fence,
     heading_anchors,
     notebook_code_cells,
+    read_page,
     scan_fences,
 )
 
@@ -99,6 +100,13 @@ def parity_problems(zh, en):
     problems = []
     if zh.suffix == ".py":
         return _cells_differ(zh, en)
+    for page in (zh, en):
+        try:
+            read_page(page)
+        except DocsError as exc:  # a page that is not plain UTF-8 is named alone, at its line
+            problems.append(str(exc))
+    if problems:
+        return problems
     a, b = code_sequence(zh), code_sequence(en)
     for i in range(max(len(a), len(b))):
         if i >= len(a) or i >= len(b):

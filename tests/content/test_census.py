@@ -40,3 +40,13 @@ def test_every_page_runs_something_on_cpu():
         if kinds & {"excused", *DEVICE_MARKS} and not kinds & {"python", "bash"}:
             idle.append(paths.rel(page))
     assert not idle, "pages with no block run on CPU: " + ", ".join(idle)
+
+
+def test_census_agrees_with_what_the_site_renders():
+    """Every page rendered with mkdocs.yml's own Markdown extensions (devguide.source.rendered):
+    the site shows as Python or bash exactly the fences the census runs or excuses (a fence
+    in a quote was shown and never run; a tab-indented one was shown as text and run)."""
+    from devguide.source import rendered
+
+    differ = [d for page in fences.pages() if (d := rendered.disagreement(page))]
+    assert not differ, "\n".join(differ)
