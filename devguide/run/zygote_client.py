@@ -76,8 +76,7 @@ def run_block(block: Block, zygote: Zygote | None = None, stats: dict | None = N
             stats.update(seconds=reply.get("seconds"), cpu_seconds=reply.get("cpu_seconds"))
         raw = _read_capped(job["stdout"], job["output_limit"])
         err = _read_capped(job["stderr"], job["output_limit"]).decode("utf-8", "backslashreplace")
-        result = Path(job["result"])
-        result = json.loads(result.read_text(encoding="utf-8") or "null") if result.exists() else None
+        result = reply.get("result")  # decided by the runner (devguide.run.zygote.verdict), not read here
     _check_reply(block, job, reply, result, raw, err)
     try:
         return raw.decode("utf-8")
