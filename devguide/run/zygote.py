@@ -68,6 +68,7 @@ FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != 
 EXIT_PASSED, EXIT_FAILED = 0, 1  # how a python block's process ends when it ran to its end
 RESULT_MOST = 1 << 20  # bytes of a result record read
 MESSAGE_MOST = 100_000  # characters of a failure's message: encoded, at most 6 bytes each
+BASELINE: list[tuple[str, int, dict]] = []  # (who, pid, state) noted at the zygote's start
 POLL = 0.25  # seconds between memory checks while a block runs
 # torch._dynamo (an optimizer, torch.compile, torch.profiler import it: 1.5 s) is imported
 # before the first block that seems to need it, once; a block missed imports it itself.
@@ -80,6 +81,8 @@ NEEDS_DYNAMO = re.compile(r"\boptim\b|\bcompile\b|_dynamo|_inductor|profiler|\be
 def run_child(job: dict) -> None:
     """In the child: become a fresh script run of the block; never returns."""
     reaper.die_with_parent()  # the zygote killed: the block goes with it
+    for who, pid, before in BASELINE[:1]:  # the runner's own, as it was at its start (issue 39, H3)
+        reaper.restore(os.getpid(), before, reaper.changed(os.getpid(), before))
     out = os.open(job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     err = os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     # opened before the block is confined to its scratch folder: the runner's
@@ -246,6 +249,9 @@ def zygote() -> None:
     reaper.die_with_parent(signal.SIGHUP)
 
     parent = os.getppid()
+    # the nice values, limits and CPU sets a block must leave as they are (reaper.process_state)
+    BASELINE[:] = [("the block runner", os.getpid(), reaper.process_state()),
+                   ("pytest", parent, reaper.process_state(parent))]
 
     def pytest_died(job: dict) -> None:
         """Nothing else can say where: pytest is gone (killed by the block, or by the
@@ -295,6 +301,7 @@ def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
     import secrets
 
     job["token"] = secrets.token_hex(16)  # the child's alone: never in the reply, never in pytest
+    job["changed"] = {}
     start = time.monotonic()
     pid, proc = _spawn(job)
     current[0]["pid"] = pid
@@ -304,6 +311,7 @@ def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
         _kill_group(pid)  # whatever the block left running in the background,
         left = reaper.end_descendants()  # daemons that left its group included
         current[0]["pid"] = None
+        _put_back(job)
     code, sig, cpu = status
     result = None
     if job["language"] == "python":
@@ -319,7 +327,24 @@ def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
         "left_running": left,
         "seconds": round(time.monotonic() - start, 3),
         "cpu_seconds": None if cpu is None else round(cpu, 3),
+        "changed": sorted(job["changed"].values()),
     }
+
+
+def _put_back(job: dict) -> None:
+    """The runner's and pytest's nice values, limits and CPU sets as they were at the
+    start; what the block changed is noted in ``job["changed"]`` (what could not be put
+    back, with why). Called each time the runner wakes while a block runs, so that a
+    CPU limit set on the runner or pytest is lifted before it ends them (issue 39, H3-H6)."""
+    for who, pid, before in BASELINE:
+        diff = reaper.changed(pid, before)
+        if not diff:
+            continue
+        failed = reaper.restore(pid, before, diff)
+        for name, line in zip(diff, reaper.describe(who, diff)):
+            why = next((f for f in failed if f.startswith(f"{name}:")), None)
+            job["changed"].setdefault((who, name), line + (
+                " (put back)" if why is None else f" (could not be put back: {why.split(': ', 1)[1]})"))
 
 
 def _spawn(job: dict) -> tuple[int, subprocess.Popen | None]:
@@ -358,6 +383,7 @@ def _watch(job: dict, pid: int, proc, start: float):
     next_memory = 1.0  # short blocks end before any memory check
     try:
         while True:
+            _put_back(job)
             status = _reap(pid, proc)
             if status is not None:  # it ended; it may have printed too much in its last moments
                 over = job.get("output_limit") and any(_size(p) > job["output_limit"] for p in outputs)

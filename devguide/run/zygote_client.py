@@ -77,7 +77,19 @@ def run_block(block: Block, zygote: Zygote | None = None, stats: dict | None = N
         raw = _read_capped(job["stdout"], job["output_limit"])
         err = _read_capped(job["stderr"], job["output_limit"]).decode("utf-8", "backslashreplace")
         result = reply.get("result")  # decided by the runner (devguide.run.zygote.verdict), not read here
-    _check_reply(block, job, reply, result, raw, err)
+    left = ""
+    if box.left:  # after the block's sandbox was removed (sandbox.remove_sandbox)
+        left = (f"{block.where}: the block left in its folder what cannot be removed (chattr +i? "
+                f"a folder it made unreadable?); a block must leave its folder removable:\n"
+                + "\n".join(f"  {x}" for x in box.left[:10]))
+    try:
+        _check_reply(block, job, reply, result, raw, err)
+    except BlockFailure as exc:
+        if left:
+            raise BlockFailure(f"{exc}\n\n{left}") from None
+        raise
+    if left:
+        raise BlockFailure(f"{left}\n\n{numbered(block)}")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -142,6 +154,12 @@ def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw:
             f"values, a count) and write large data to a file in the block's folder "
             f"(DOCS_BLOCK_OUTPUT_MB sets the limit)\n\n{numbered(block)}{streams}"
         )
+    if reply.get("changed"):
+        raise BlockFailure(
+            f"{block.where}: the block changed processes other than its own: "
+            + "; ".join(reply["changed"])
+            + ". A block may change the priority, limits and CPU set of its own processes only "
+            f"(os.getpid(), 0), never those of the block runner (os.getppid()) or pytest\n\n{numbered(block)}{streams}")
     if reply.get("runner_died"):
         raise BlockFailure(f"{block.where}: the block runner (python -m devguide.run.zygote) died while running this block\n\n{numbered(block)}{streams}")
     if reply["timed_out"]:
@@ -284,6 +302,11 @@ class Zygote:
         will run blocks). Nothing when one is running already."""
         if self.proc is not None and self.proc.poll() is None:
             return
+        # a runner killed by its block (RLIMIT_CPU: no signal needed, issue 39 H6) leaves the
+        # daemons the block started to the nearest subreaper: pytest, which ends them (``stop``)
+        from devguide.run import reaper
+
+        reaper.become_subreaper()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "devguide.run.zygote"],
             cwd=REPO,
@@ -319,7 +342,12 @@ class Zygote:
         if not reply:
             self.stop()
             return {"exit": None, "signal": None, "runner_died": True, "timed_out": False, "over_memory": False}
-        return json.loads(reply)
+        reply = json.loads(reply)
+        if any("could not be put back" in x for x in reply.get("changed", ())) or self.proc.poll() is not None:
+            self.stop()  # the next block gets a fresh runner, with pytest's state
+            if not reply.get("changed"):  # it ended just after this block: this block is the one named
+                reply["runner_died"] = True
+        return reply
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -328,8 +356,19 @@ class Zygote:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+        if self.proc is not None:
+            self._end_orphans()
         self.proc = None
         self.ready = False
+
+
+    @staticmethod
+    def _end_orphans() -> None:
+        """The processes re-parented to pytest once its runner ended (pytest is a subreaper):
+        what the blocks started, left behind; pytest starts no other long-lived process."""
+        from devguide.run import reaper
+
+        reaper.end_descendants(rounds=5)
 
 
 _default: list[Zygote] = []
