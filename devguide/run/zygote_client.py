@@ -43,9 +43,20 @@ from devguide.source.blocks import Block, BlockFailure, compiled, numbered  # no
 TAIL_LINES, TAIL_CHARS = 40, 4000
 
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """A failure report as text a terminal or a CI log shows and does not obey: every
+    control character but newline and tab escaped (``\\x1b``, ``\\r``), so a block cannot set
+    the window title, clear the screen over its own failure or type into a log parser
+    (issue 39, H17)."""
+    return _CONTROLS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
 def tail(text: str) -> str:
     """The end of a long output, as a failure shows it."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # a flood of \r is one line, not 40 empty ones
     cut = "\n".join(lines[-TAIL_LINES:])[-TAIL_CHARS:]
     if len(cut) < len(text.rstrip("\n")):
         return f"[… {len(text)} characters in all; the last {len(cut)}:]\n{cut}"

@@ -182,3 +182,24 @@ def test_a_cpu_limit_on_pytest_fails_that_block_and_the_run_goes_on(changes_othe
     assert "pytest's RLIMIT_CPU from (unlimited, unlimited) to (1, unlimited) (put back)" in failure, failure
     assert "pytest's nice value from 0 to 12" in failure
     assert "PASSED docs/zh/good.md::line 3" in out and "node down" not in out and rc == 1
+
+
+ESCAPES = """\
+# E
+
+'''python
+print("real error below\\r\\x1b[2K\\x1b[1A\\x1b[2K\\x1b[32mall good\\x1b[0m\\x00\\x07")
+print("\\r" * 100000 + "x")
+assert False, "\\x1b]0;pwned-title\\x07\\x1b[2J\\x1b[Hhidden failure"
+'''
+"""
+
+
+def test_control_characters_in_a_failure_are_escaped(tmp_path):
+    """Issue 39, H17: the report printed ESC sequences raw (window title, cleared screen)."""
+    root = hostile.scratch_project(tmp_path, {"e.md": ESCAPES})
+    _, out, _ = hostile.run_pytest(root, "-n0", "docs/zh", timeout=200)
+    failure = hostile.failure_of(out, "e.md", 3)
+    assert "\x1b" not in out and "\x07" not in out and "\x00" not in out
+    assert "\\x1b]0;pwned-title\\x07\\x1b[2J\\x1b[Hhidden failure" in failure
+    assert "real error below" in failure
