@@ -81,7 +81,7 @@ NEEDS_DYNAMO = re.compile(r"\boptim\b|\bcompile\b|_dynamo|_inductor|profiler|\be
 def run_child(job: dict) -> None:
     """In the child: become a fresh script run of the block; never returns."""
     reaper.die_with_parent()  # the zygote killed: the block goes with it
-    for who, pid, before in BASELINE[:1]:  # the runner's own, as it was at its start (issue 39, H3)
+    for _who, _pid, before in BASELINE[:1]:  # the runner's own, as it was at its start (issue 39, H3)
         reaper.restore(os.getpid(), before, reaper.changed(os.getpid(), before))
     out = os.open(job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     err = os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -341,7 +341,7 @@ def _put_back(job: dict) -> None:
         if not diff:
             continue
         failed = reaper.restore(pid, before, diff)
-        for name, line in zip(diff, reaper.describe(who, diff)):
+        for name, line in zip(diff, reaper.describe(who, diff), strict=True):
             why = next((f for f in failed if f.startswith(f"{name}:")), None)
             job["changed"].setdefault((who, name), line + (
                 " (put back)" if why is None else f" (could not be put back: {why.split(': ', 1)[1]})"))
