@@ -222,8 +222,8 @@ class DocsBlock(pytest.Item):
             for t in self.twins
         )
         if isinstance(excinfo.value, (zygote_client.BlockFailure, DocsError)):
-            return str(excinfo.value) + twins
-        return str(super().repr_failure(excinfo)) + twins
+            return zygote_client.printable(str(excinfo.value) + twins)
+        return zygote_client.printable(str(super().repr_failure(excinfo)) + twins)
 
     def reportinfo(self):
         return self.path, self.block.line - 1, f"line {self.block.line}"

@@ -167,3 +167,70 @@ def memory_of(pids: list[int]) -> int:
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+# --------------------------------------------------------------------------- what a block may change in other processes
+
+# A block runs as the same user as its runner and pytest, so the kernel lets it change
+# their priority (setpriority), their limits (prlimit) and their CPU set
+# (sched_setaffinity): Landlock does not cover these. The runner notes its own and
+# pytest's at its start (``process_state``), looks again each time it wakes while a block
+# runs and after it (``changed``), puts back what it may (``restore``: raising a hard limit
+# or lowering a nice value needs root) and fails the block that did it (issue 39, H3-H6).
+
+def _limit_names() -> list[str]:
+    import resource
+
+    return sorted(n for n in dir(resource) if n.startswith("RLIMIT_"))
+
+
+def process_state(pid: int = 0) -> dict:
+    """The nice value, limits and CPU set of ``pid`` (0: this process); {} where unknown."""
+    if not LINUX:
+        return {}
+    import resource
+
+    pid = pid or os.getpid()
+    try:
+        state = {"nice": os.getpriority(os.PRIO_PROCESS, pid), "cpus": sorted(os.sched_getaffinity(pid))}
+        for name in _limit_names():
+            state[name] = resource.prlimit(pid, getattr(resource, name))
+    except (OSError, ValueError):
+        return {}
+    return state
+
+
+def changed(pid: int, before: dict) -> dict:
+    """What differs in ``pid``'s state from ``before``: {name: (before, now)}."""
+    if not before:
+        return {}
+    now = process_state(pid)
+    return {k: (v, now[k]) for k, v in before.items() if k in now and now[k] != v}
+
+
+def restore(pid: int, before: dict, diff: dict) -> list[str]:
+    """Put ``diff``'s entries of ``pid`` back as ``before`` had them; returns what could not be."""
+    import resource
+
+    failed = []
+    for name in diff:
+        try:
+            if name == "nice":
+                os.setpriority(os.PRIO_PROCESS, pid, before["nice"])
+            elif name == "cpus":
+                os.sched_setaffinity(pid, before["cpus"])
+            else:
+                resource.prlimit(pid, getattr(resource, name), tuple(before[name]))
+        except (OSError, ValueError) as exc:
+            failed.append(f"{name}: {exc.strerror if isinstance(exc, OSError) else exc}")
+    return failed
+
+
+def describe(who: str, diff: dict) -> list[str]:
+    def shown(name, value):
+        if name.startswith("RLIMIT_"):
+            return "(" + ", ".join("unlimited" if v == -1 else str(v) for v in value) + ")"
+        return str(value)
+
+    return [f"{who}'s {'nice value' if k == 'nice' else 'CPU set' if k == 'cpus' else k} from {shown(k, a)} to {shown(k, b)}"
+            for k, (a, b) in diff.items()]

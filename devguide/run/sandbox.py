@@ -29,7 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from devguide.paths import REPO, torch_version
@@ -52,6 +52,7 @@ class Sandbox:
     temp: Path
     home: Path
     files: Path
+    left: list[str] = field(default_factory=list)  # what could not be removed after the block
 
 
 PREFIX = "docs-block-"
@@ -64,45 +65,167 @@ def block_sandbox():
     Its name carries the pid of the pytest process that made it, so that the
     sandboxes of a process that was killed before it could remove them are
     removed by the next run (``sweep_stale``); the runner removes the sandbox of
-    a block it is stopped in the middle of (devguide.run.zygote)."""
+    a block it is stopped in the middle of (devguide.run.zygote). What cannot be
+    removed after the block is in ``box.left`` ('path: reason' each): the block that
+    left it fails, at its page line (devguide.run.zygote_client)."""
     if not _swept:
         _swept.append(sweep_stale())
     root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    scratch = root / "block"
+    box = Sandbox(root, scratch, scratch / "work", scratch / "tmp", scratch / "home", root / "runner")
     try:
-        scratch = root / "block"
-        box = Sandbox(root, scratch, scratch / "work", scratch / "tmp", scratch / "home", root / "runner")
         shutil.copytree(REPO / "snippets", box.work / "snippets")
         for folder in (box.temp, box.home, box.files):
             folder.mkdir()
         yield box
     finally:
-        remove_sandbox(root)
+        box.left = remove_sandbox(root)
 
 
-def remove_sandbox(root: Path) -> None:
-    """Remove a sandbox, whatever the block did to its permissions."""
+def mark_swept() -> None:
+    """This process has swept already (devguide.pytest_plugin, at the start of a run)."""
+    _swept.append([])
 
-    def unlock(func, path, _exc):
+
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS = 0x80086601, 0x40086602  # linux/fs.h, 64-bit
+FS_IMMUTABLE_FL, FS_APPEND_FL = 0x10, 0x20
+_O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _unlock(fd: int, directory: bool) -> None:
+    """Make what ``fd`` opens removable, as far as this process may: a folder
+    writable and searchable by its owner, and (root, CAP_LINUX_IMMUTABLE) no
+    immutable or append-only flag (``chattr +i``). Never through a symbolic link:
+    ``fd`` was opened with O_NOFOLLOW."""
+    if directory:
         with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(path), 0o700)
-            os.chmod(path, 0o700)
-            func(path)
+            os.fchmod(fd, 0o700)
+    if not sys.platform.startswith("linux"):
+        return
+    import fcntl
+    import struct
 
-    if Path(root).exists():
-        shutil.rmtree(root, onerror=unlock)  # onexc is Python 3.12+
-
-
-def sweep_stale() -> int:
-    """Remove the sandboxes left by pytest processes that no longer run (killed,
-    or killed by the out-of-memory killer); returns how many."""
-    removed = 0
     with contextlib.suppress(OSError):
-        for entry in os.scandir(tempfile.gettempdir()):
-            pid = entry.name.removeprefix(PREFIX).split("-", 1)[0]
-            if entry.name.startswith(PREFIX) and pid.isdigit() and not _alive(int(pid)):
-                remove_sandbox(Path(entry.path))
-                removed += 1
-    return removed
+        flags = struct.unpack("i", fcntl.ioctl(fd, FS_IOC_GETFLAGS, bytes(8))[:4])[0]
+        if flags & (FS_IMMUTABLE_FL | FS_APPEND_FL):
+            fcntl.ioctl(fd, FS_IOC_SETFLAGS, struct.pack("i", flags & ~(FS_IMMUTABLE_FL | FS_APPEND_FL)) + bytes(4))
+
+
+def _shown(parts: list[str]) -> str:
+    path = os.path.join(*parts)
+    return path if len(path) <= 240 else f"{path[:120]}…{path[-120:]} ({len(parts) - 1} folders deep)"
+
+
+def _remove_files(fd: int, parts: list[str], left: list[str]) -> list[str]:
+    """Remove every entry of the folder ``fd`` but its folders; return their names."""
+    folders = []
+    with os.scandir(fd) as entries:
+        found = [(e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False)) for e in entries]
+    for name, is_dir, is_file in found:
+        if is_dir:
+            folders.append(name)
+            continue
+        try:
+            os.unlink(name, dir_fd=fd)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            if is_file:  # chattr +i or +a: cleared where this process may, then again
+                with contextlib.suppress(OSError):
+                    file = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+                    try:
+                        _unlock(file, directory=False)
+                    finally:
+                        os.close(file)
+                    os.unlink(name, dir_fd=fd)
+                    continue
+            left.append(f"{_shown([*parts, name])}: {exc.strerror}")
+    return folders
+
+
+def remove_sandbox(root: Path) -> list[str]:
+    """Remove a sandbox, whatever the block did to it -- permissions taken away,
+    immutable files (cleared where this process may: root), thousands of nested
+    folders -- and return what could not be removed ('path: reason' each).
+
+    One folder open at a time, climbing back through ``..``: no recursion (3,000
+    nested folders made shutil.rmtree raise RecursionError in every later run), no
+    path longer than the system allows, never through a symbolic link (O_NOFOLLOW:
+    a link's target outside the sandbox is neither changed nor removed)."""
+    root = Path(root)
+    left: list[str] = []
+    try:
+        fd = os.open(root, _O_DIR)
+    except FileNotFoundError:
+        return left
+    except OSError as exc:  # not a folder (or a link to one): removed as it is
+        try:
+            os.unlink(root)
+        except OSError:
+            left.append(f"{root}: {exc.strerror}")
+        return left
+    _unlock(fd, directory=True)
+    parts = [str(root)]
+    todo = [_remove_files(fd, parts, left)]  # per open level: its folders not yet visited
+    try:
+        while True:
+            if todo[-1]:
+                name = todo[-1].pop()
+                try:
+                    child = os.open(name, _O_DIR, dir_fd=fd)
+                except OSError as exc:
+                    left.append(f"{_shown([*parts, name])}: {exc.strerror}")
+                    continue
+                os.close(fd)
+                fd = child
+                parts.append(name)
+                _unlock(fd, directory=True)
+                todo.append(_remove_files(fd, parts, left))
+                continue
+            todo.pop()
+            if not todo:
+                break
+            parent = os.open("..", _O_DIR, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            name = parts.pop()
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:  # not empty: what it holds is named already
+                if not left:
+                    left.append(f"{_shown([*parts, name])}: {exc.strerror}")
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(root)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if not left:
+            left.append(f"{root}: {exc.strerror}")
+    return left
+
+
+def sweep_stale() -> list[str]:
+    """Remove the sandboxes left by pytest processes that no longer run (killed,
+    or killed by the out-of-memory killer); return what could not be removed
+    ('path: reason' each: devguide.pytest_plugin names them at the end of the run),
+    never raising: nothing one run leaves breaks the next."""
+    left: list[str] = []
+    try:
+        entries = list(os.scandir(tempfile.gettempdir()))
+    except OSError:
+        return left
+    for entry in entries:
+        pid = entry.name.removeprefix(PREFIX).split("-", 1)[0]
+        if entry.name.startswith(PREFIX) and pid.isdigit() and not _alive(int(pid)):
+            try:
+                left += remove_sandbox(Path(entry.path))
+            except OSError as exc:
+                left.append(f"{entry.path}: {exc.strerror}")
+    return left
 
 
 def _alive(pid: int) -> bool:

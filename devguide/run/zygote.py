@@ -65,6 +65,10 @@ from devguide.source.blocks import Block, compiled, numbered
 blocks_file = blocks.__file__  # compiles the block: its frames are the harness's
 
 FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != "0"
+EXIT_PASSED, EXIT_FAILED = 0, 1  # how a python block's process ends when it ran to its end
+RESULT_MOST = 1 << 20  # bytes of a result record read
+MESSAGE_MOST = 100_000  # characters of a failure's message: encoded, at most 6 bytes each
+BASELINE: list[tuple[str, int, dict]] = []  # (who, pid, state) noted at the zygote's start
 POLL = 0.25  # seconds between memory checks while a block runs
 # torch._dynamo (an optimizer, torch.compile, torch.profiler import it: 1.5 s) is imported
 # before the first block that seems to need it, once; a block missed imports it itself.
@@ -77,11 +81,16 @@ NEEDS_DYNAMO = re.compile(r"\boptim\b|\bcompile\b|_dynamo|_inductor|profiler|\be
 def run_child(job: dict) -> None:
     """In the child: become a fresh script run of the block; never returns."""
     reaper.die_with_parent()  # the zygote killed: the block goes with it
+    for _who, _pid, before in BASELINE[:1]:  # the runner's own, as it was at its start (issue 39, H3)
+        reaper.restore(os.getpid(), before, reaper.changed(os.getpid(), before))
     out = os.open(job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     err = os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     # opened before the block is confined to its scratch folder: the runner's
-    # folder beside it is out of the block's reach, this descriptor is not
-    result = os.open(job["result"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    # folder beside it is out of the block's reach; this descriptor is not inherited
+    # by what the block starts (O_CLOEXEC), and what is written to it decides nothing
+    # alone: the runner checks it against the exit status and this block's token (``verdict``)
+    result = os.open(job["result"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    token = job.pop("token", "")
     null = os.open(os.devnull, os.O_RDONLY)
     for fd, target in ((out, 1), (err, 2), (null, 0)):
         os.dup2(fd, target)
@@ -119,8 +128,41 @@ def run_child(job: dict) -> None:
         sys.stderr.flush()
     except (OSError, ValueError, UnicodeError) as exc:
         status = {"status": "failed", "message": f"{job['where']}: output could not be written: {exc}"}
-    os.write(result, json.dumps(status).encode("utf-8"))
-    os._exit(0)
+    if len(status.get("message", "")) > MESSAGE_MOST:  # the record must fit what the runner reads
+        message = status["message"]
+        status["message"] = (f"{message[:MESSAGE_MOST // 2]}\n[… {len(message) - MESSAGE_MOST} characters "
+                             f"of the failure left out …]\n{message[-MESSAGE_MOST // 2:]}")
+    os.write(result, json.dumps({**status, "token": token}).encode("utf-8"))
+    os._exit(EXIT_PASSED if status["status"] == "passed" else EXIT_FAILED)
+
+
+def verdict(job: dict, status: tuple, record: bytes | None) -> dict | None:
+    """What a python block's run means, decided here, in the runner, from what it saw:
+    the process's exit status (``status``: exit code, signal) and the one record the
+    harness writes in the child after the block's code (``record``, None where there
+    is none). None: the process ended before the block did (os._exit, a crash, a
+    signal). A record is believed only when it is the harness's own -- one JSON object
+    with this block's token, whose status agrees with the exit status -- so a block
+    that writes ``{"status": "passed"}`` to a descriptor it finds does not pass; it fails
+    saying so (issue 39, H8)."""
+    code, sig = status[0], status[1]
+    if sig is not None or code not in (EXIT_PASSED, EXIT_FAILED):
+        return None
+    if not record:
+        return None
+    try:
+        found = json.loads(record.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        found = None
+    expected = "passed" if code == EXIT_PASSED else "failed"
+    if (isinstance(found, dict) and found.get("token") == job.get("token") and found.get("status") == expected
+            and (expected == "passed" or isinstance(found.get("message"), str))):
+        return {k: v for k, v in found.items() if k != "token"}
+    shown = record[:200].decode("utf-8", "backslashreplace")
+    return {"status": "failed", "message": (
+        f"{job['where']}: the block wrote into the block runner's result channel ({len(record)} bytes, "
+        f"starting {shown!r}), so its result cannot be believed: a block reports only through what it "
+        "prints and the exceptions it raises; do not write to descriptors the block did not open")}
 
 
 def _run_python(job: dict) -> None:
@@ -207,6 +249,9 @@ def zygote() -> None:
     reaper.die_with_parent(signal.SIGHUP)
 
     parent = os.getppid()
+    # the nice values, limits and CPU sets a block must leave as they are (reaper.process_state)
+    BASELINE[:] = [("the block runner", os.getpid(), reaper.process_state()),
+                   ("pytest", parent, reaper.process_state(parent))]
 
     def pytest_died(job: dict) -> None:
         """Nothing else can say where: pytest is gone (killed by the block, or by the
@@ -253,6 +298,10 @@ def zygote() -> None:
 
 
 def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
+    import secrets
+
+    job["token"] = secrets.token_hex(16)  # the child's alone: never in the reply, never in pytest
+    job["changed"] = {}
     start = time.monotonic()
     pid, proc = _spawn(job)
     current[0]["pid"] = pid
@@ -262,8 +311,13 @@ def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
         _kill_group(pid)  # whatever the block left running in the background,
         left = reaper.end_descendants()  # daemons that left its group included
         current[0]["pid"] = None
+        _put_back(job)
     code, sig, cpu = status
+    result = None
+    if job["language"] == "python":
+        result = verdict(job, status, _read_record(job["result"]))
     return {
+        "result": result,
         "exit": code,
         "signal": sig,
         "timed_out": stopped == "timed_out",
@@ -273,7 +327,24 @@ def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
         "left_running": left,
         "seconds": round(time.monotonic() - start, 3),
         "cpu_seconds": None if cpu is None else round(cpu, 3),
+        "changed": sorted(job["changed"].values()),
     }
+
+
+def _put_back(job: dict) -> None:
+    """The runner's and pytest's nice values, limits and CPU sets as they were at the
+    start; what the block changed is noted in ``job["changed"]`` (what could not be put
+    back, with why). Called each time the runner wakes while a block runs, so that a
+    CPU limit set on the runner or pytest is lifted before it ends them (issue 39, H3-H6)."""
+    for who, pid, before in BASELINE:
+        diff = reaper.changed(pid, before)
+        if not diff:
+            continue
+        failed = reaper.restore(pid, before, diff)
+        for name, line in zip(diff, reaper.describe(who, diff), strict=True):
+            why = next((f for f in failed if f.startswith(f"{name}:")), None)
+            job["changed"].setdefault((who, name), line + (
+                " (put back)" if why is None else f" (could not be put back: {why.split(': ', 1)[1]})"))
 
 
 def _spawn(job: dict) -> tuple[int, subprocess.Popen | None]:
@@ -312,6 +383,7 @@ def _watch(job: dict, pid: int, proc, start: float):
     next_memory = 1.0  # short blocks end before any memory check
     try:
         while True:
+            _put_back(job)
             status = _reap(pid, proc)
             if status is not None:  # it ended; it may have printed too much in its last moments
                 over = job.get("output_limit") and any(_size(p) > job["output_limit"] for p in outputs)
@@ -343,6 +415,14 @@ def _watch(job: dict, pid: int, proc, start: float):
     finally:
         if pidfd is not None:
             os.close(pidfd)
+
+
+def _read_record(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read(RESULT_MOST + 1)
+    except OSError:
+        return None
 
 
 def _size(path: str) -> int:
@@ -389,6 +469,9 @@ def _kill_group(pid: int) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--child":  # the fork-less path
-        run_child(json.loads(Path(sys.argv[2]).read_text(encoding="utf-8")))
+        job_file = Path(sys.argv[2])
+        job = json.loads(job_file.read_text(encoding="utf-8"))
+        job_file.unlink()  # its token is the child's alone
+        run_child(job)
     else:
         zygote()

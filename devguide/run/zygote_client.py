@@ -43,9 +43,20 @@ from devguide.source.blocks import Block, BlockFailure, compiled, numbered  # no
 TAIL_LINES, TAIL_CHARS = 40, 4000
 
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """A failure report as text a terminal or a CI log shows and does not obey: every
+    control character but newline and tab escaped (``\\x1b``, ``\\r``), so a block cannot set
+    the window title, clear the screen over its own failure or type into a log parser
+    (issue 39, H17)."""
+    return _CONTROLS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
 def tail(text: str) -> str:
     """The end of a long output, as a failure shows it."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # a flood of \r is one line, not 40 empty ones
     cut = "\n".join(lines[-TAIL_LINES:])[-TAIL_CHARS:]
     if len(cut) < len(text.rstrip("\n")):
         return f"[… {len(text)} characters in all; the last {len(cut)}:]\n{cut}"
@@ -76,9 +87,20 @@ def run_block(block: Block, zygote: Zygote | None = None, stats: dict | None = N
             stats.update(seconds=reply.get("seconds"), cpu_seconds=reply.get("cpu_seconds"))
         raw = _read_capped(job["stdout"], job["output_limit"])
         err = _read_capped(job["stderr"], job["output_limit"]).decode("utf-8", "backslashreplace")
-        result = Path(job["result"])
-        result = json.loads(result.read_text(encoding="utf-8") or "null") if result.exists() else None
-    _check_reply(block, job, reply, result, raw, err)
+        result = reply.get("result")  # decided by the runner (devguide.run.zygote.verdict), not read here
+    left = ""
+    if box.left:  # after the block's sandbox was removed (sandbox.remove_sandbox)
+        left = (f"{block.where}: the block left in its folder what cannot be removed (chattr +i? "
+                f"a folder it made unreadable?); a block must leave its folder removable:\n"
+                + "\n".join(f"  {x}" for x in box.left[:10]))
+    try:
+        _check_reply(block, job, reply, result, raw, err)
+    except BlockFailure as exc:
+        if left:
+            raise BlockFailure(f"{exc}\n\n{left}") from None
+        raise
+    if left:
+        raise BlockFailure(f"{left}\n\n{numbered(block)}")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -143,6 +165,12 @@ def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw:
             f"values, a count) and write large data to a file in the block's folder "
             f"(DOCS_BLOCK_OUTPUT_MB sets the limit)\n\n{numbered(block)}{streams}"
         )
+    if reply.get("changed"):
+        raise BlockFailure(
+            f"{block.where}: the block changed processes other than its own: "
+            + "; ".join(reply["changed"])
+            + ". A block may change the priority, limits and CPU set of its own processes only "
+            f"(os.getpid(), 0), never those of the block runner (os.getppid()) or pytest\n\n{numbered(block)}{streams}")
     if reply.get("runner_died"):
         raise BlockFailure(f"{block.where}: the block runner (python -m devguide.run.zygote) died while running this block\n\n{numbered(block)}{streams}")
     if reply["timed_out"]:
@@ -280,6 +308,11 @@ class Zygote:
         will run blocks). Nothing when one is running already."""
         if self.proc is not None and self.proc.poll() is None:
             return
+        # a runner killed by its block (RLIMIT_CPU: no signal needed, issue 39 H6) leaves the
+        # daemons the block started to the nearest subreaper: pytest, which ends them (``stop``)
+        from devguide.run import reaper
+
+        reaper.become_subreaper()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "devguide.run.zygote"],
             cwd=REPO,
@@ -315,7 +348,12 @@ class Zygote:
         if not reply:
             self.stop()
             return {"exit": None, "signal": None, "runner_died": True, "timed_out": False, "over_memory": False}
-        return json.loads(reply)
+        reply = json.loads(reply)
+        if any("could not be put back" in x for x in reply.get("changed", ())) or self.proc.poll() is not None:
+            self.stop()  # the next block gets a fresh runner, with pytest's state
+            if not reply.get("changed"):  # it ended just after this block: this block is the one named
+                reply["runner_died"] = True
+        return reply
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -324,8 +362,19 @@ class Zygote:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+        if self.proc is not None:
+            self._end_orphans()
         self.proc = None
         self.ready = False
+
+
+    @staticmethod
+    def _end_orphans() -> None:
+        """The processes re-parented to pytest once its runner ended (pytest is a subreaper):
+        what the blocks started, left behind; pytest starts no other long-lived process."""
+        from devguide.run import reaper
+
+        reaper.end_descendants(rounds=5)
 
 
 _default: list[Zygote] = []

@@ -1,0 +1,205 @@
+"""The block runner's side (devguide.run.zygote): what decides that a block passed.
+
+Issue 39, H8: a block found the runner's result descriptor (``/proc/self/fd``),
+wrote ``{"status": "passed"}`` to it and left with ``os._exit(0)``: a false
+assertion was reported PASSED; garbage written there gave a 766-line pytest
+traceback with no page line. The runner now decides from what it observed: the
+exit status, and one record carrying a token the block's page never sees.
+"""
+
+import sys
+
+import pytest
+
+from devguide.run import zygote
+from tests.unit import test_hostile_blocks as hostile
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner's process control is Linux's")
+
+FORGES = """\
+# F
+
+'''python
+import os
+
+x = 2 + 2
+for fd in os.listdir("/proc/self/fd"):
+    if os.path.realpath(f"/proc/self/fd/{fd}").endswith("result.json"):
+        if x != 5:  # the claim the page makes is false ...
+            os.write(int(fd), b'{"status": "passed"}')  # ... and the harness is told it passed
+            os._exit(0)
+assert x == 5
+'''
+
+'''python
+import os
+
+for fd in os.listdir("/proc/self/fd"):
+    if os.path.realpath(f"/proc/self/fd/{fd}").endswith("result.json"):
+        os.write(int(fd), b"\\x00not json")
+        os._exit(0)
+print("no result descriptor found")
+'''
+
+'''python
+print("an honest block passes")
+'''
+"""
+FORGED, GARBAGE, HONEST = 3, 15, 25
+
+
+@pytest.fixture(scope="module")
+def forged(tmp_path_factory):
+    root = hostile.scratch_project(tmp_path_factory.mktemp("forged"), {"f.md": FORGES})
+    rc, out, _ = hostile.run_pytest(root, "-n0", "docs/zh", timeout=200)
+    return rc, out
+
+
+def test_a_forged_result_does_not_pass(forged):
+    rc, out = forged
+    assert f"PASSED docs/zh/f.md::line {FORGED}" not in out, out[-3000:]
+    failure = hostile.failure_of(out, "f.md", FORGED)
+    # either the descriptor is out of its reach (the assertion runs and fails) or what it wrote is refused
+    assert "assert x == 5" in failure or "wrote into the block runner's result channel" in failure, failure
+    assert f"PASSED docs/zh/f.md::line {HONEST}" in out
+
+
+def test_garbage_in_the_result_channel_fails_at_the_page_line(forged):
+    _, out = forged
+    assert "JSONDecodeError" not in out and "INTERNALERROR" not in out, out[-3000:]
+    failure = hostile.failure_of(out, "f.md", GARBAGE)
+    assert f"docs/zh/f.md:{GARBAGE}" in failure
+    assert "wrote into the block runner's result channel" in failure or "no result descriptor found" in failure
+    assert len(failure.splitlines()) < 60
+
+
+@pytest.mark.parametrize("status, record, believed", [
+    ((0, None), b'{"status": "passed", "token": "t"}', True),
+    ((1, None), b'{"status": "failed", "message": "m", "token": "t"}', True),
+    ((0, None), b'{"status": "passed"}', False),  # no token: written by the block
+    ((0, None), b'{"status": "passed", "token": "x"}', False),  # another token
+    ((1, None), b'{"status": "passed", "token": "t"}', False),  # disagrees with the exit status
+    ((0, None), b'{"status": "passed", "token": "t"}{"status": "passed", "token": "t"}', False),  # two records
+    ((0, None), b"\x00not json", False),
+])
+def test_only_the_harness_record_agreeing_with_the_exit_status_is_believed(status, record, believed):
+    result = zygote.verdict({"token": "t", "where": "p.md:3"}, status, record)
+    assert (result == {"status": "failed", "message": "m"} or result == {"status": "passed"}) is believed, result
+    if not believed:
+        assert result["status"] == "failed" and "result channel" in result["message"]
+
+
+@pytest.mark.parametrize("status", [(0, None), (3, None), (None, 9)])
+def test_a_process_that_ended_early_has_no_verdict(status):
+    """os._exit(0) before the end, another exit status, a signal: 'ended before the block did'."""
+    record = b'{"status": "passed", "token": "t"}' if status != (0, None) else None
+    assert zygote.verdict({"token": "t", "where": "p.md:3"}, status, record) is None
+
+
+# Issue 39, H3-H6: a block changes the priority, limits and CPU set of the block runner
+# (its parent) and of pytest (its grandparent); the next, innocent page paid, or the runner
+# or pytest died later with another page named. The runner now puts them back while the
+# block runs and fails the block that did it.
+CHANGES_OTHERS = """\
+# C
+
+'''python
+import os
+import resource
+
+runner = os.getppid()
+os.setpriority(os.PRIO_PROCESS, runner, 15)
+resource.prlimit(runner, resource.RLIMIT_NOFILE, (200, 200))
+resource.prlimit(runner, resource.RLIMIT_STACK, (1 << 20, 1 << 20))
+os.sched_setaffinity(runner, {min(os.sched_getaffinity(0))})
+print("changed the block runner:", runner)
+'''
+
+'''python
+import os
+import resource
+import subprocess
+import time
+
+subprocess.Popen(["setsid", "sleep", "987656"])  # a daemon, caught by the subreaper while the runner lives
+resource.prlimit(os.getppid(), resource.RLIMIT_CPU, (1, 1))  # the runner has used more: the kernel ends it
+time.sleep(2)
+print("the runner outlived its CPU limit")
+'''
+
+'''python
+import os
+import resource
+
+with open(f"/proc/{os.getppid()}/stat") as f:
+    pytest_pid = int(f.read().rsplit(")", 1)[1].split()[1])
+# the soft limit only: lowering a hard limit cannot be undone without CAP_SYS_RESOURCE
+resource.prlimit(pytest_pid, resource.RLIMIT_CPU, (1, resource.RLIM_INFINITY))
+os.setpriority(os.PRIO_PROCESS, pytest_pid, 12)
+print("pytest's CPU limit now", resource.prlimit(pytest_pid, resource.RLIMIT_CPU))
+'''
+
+'''python
+import os
+import resource
+
+print("nice", os.getpriority(os.PRIO_PROCESS, 0), "nofile", resource.getrlimit(resource.RLIMIT_NOFILE),
+      "cpu", resource.getrlimit(resource.RLIMIT_CPU), "cpus", len(os.sched_getaffinity(0)))
+assert os.getpriority(os.PRIO_PROCESS, 0) == 0, "this block inherited a changed nice value"
+assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] > 200, "this block inherited a changed fd limit"
+assert resource.getrlimit(resource.RLIMIT_CPU)[1] == resource.RLIM_INFINITY, "a changed CPU limit"
+assert len(os.sched_getaffinity(0)) == os.cpu_count() or len(os.sched_getaffinity(0)) > 1 or os.cpu_count() == 1
+'''
+"""
+ON_RUNNER, CPU_ON_RUNNER, ON_PYTEST, OBSERVER = 3, 15, 27, 39
+
+
+@pytest.fixture(scope="module", params=["-n0", "-n2"])
+def changes_others(request, tmp_path_factory):
+    root = hostile.scratch_project(tmp_path_factory.mktemp("others"), {"c.md": CHANGES_OTHERS, "good.md": hostile.GOOD})
+    rc, out, _ = hostile.run_pytest(root, request.param, "docs", "-p", "no:randomly", timeout=300)
+    return root, rc, out
+
+
+def test_a_block_that_changes_its_runner_fails_and_the_next_block_is_not_touched(changes_others):
+    _, rc, out = changes_others
+    failure = hostile.failure_of(out, "c.md", ON_RUNNER)
+    assert "changed processes other than its own" in failure and "the block runner's nice value from 0 to 15" in failure
+    assert "RLIMIT_NOFILE" in failure and "CPU set" in failure
+    assert f"PASSED docs/zh/c.md::line {OBSERVER}" in out  # its twin runs once, with it
+
+
+def test_a_cpu_limit_on_the_runner_fails_that_block_and_its_daemon_ends(changes_others):
+    root, _, out = changes_others
+    failure = hostile.failure_of(out, "c.md", CPU_ON_RUNNER)
+    assert "RLIMIT_CPU" in failure or "block runner" in failure, failure
+    assert not [x for x in hostile.left_behind(root) if x.startswith("process")]
+
+
+def test_a_cpu_limit_on_pytest_fails_that_block_and_the_run_goes_on(changes_others):
+    _, rc, out = changes_others
+    failure = hostile.failure_of(out, "c.md", ON_PYTEST)
+    assert "pytest's RLIMIT_CPU from (unlimited, unlimited) to (1, unlimited) (put back)" in failure, failure
+    assert "pytest's nice value from 0 to 12" in failure
+    assert "PASSED docs/zh/good.md::line 3" in out and "node down" not in out and rc == 1
+
+
+ESCAPES = """\
+# E
+
+'''python
+print("real error below\\r\\x1b[2K\\x1b[1A\\x1b[2K\\x1b[32mall good\\x1b[0m\\x00\\x07")
+print("\\r" * 100000 + "x")
+assert False, "\\x1b]0;pwned-title\\x07\\x1b[2J\\x1b[Hhidden failure"
+'''
+"""
+
+
+def test_control_characters_in_a_failure_are_escaped(tmp_path):
+    """Issue 39, H17: the report printed ESC sequences raw (window title, cleared screen)."""
+    root = hostile.scratch_project(tmp_path, {"e.md": ESCAPES})
+    _, out, _ = hostile.run_pytest(root, "-n0", "docs/zh", timeout=200)
+    failure = hostile.failure_of(out, "e.md", 3)
+    assert "\x1b" not in out and "\x07" not in out and "\x00" not in out
+    assert "\\x1b]0;pwned-title\\x07\\x1b[2J\\x1b[Hhidden failure" in failure
+    assert "real error below" in failure
