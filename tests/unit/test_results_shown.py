@@ -161,3 +161,28 @@ def test_a_build_without_a_test_run_shows_the_recorded_run(tmp_path, monkeypatch
     assert len(results.page_status(PAGE, cpu, None).cpu["passed"]) == len(shas)
     rendered = validation_page.render("en")
     assert "From the last run recorded in the repository" in rendered and "AMD EPYC" in rendered
+
+
+def test_the_pages_say_which_torch_versions_ran_from_the_recorded_runs():
+    """Review 2026-12-06, problem 2: the report and getting started claimed a run on the
+    newest release that no file held. Their sentences are made from the runs: the
+    newest release is said to be checked only when a run of it is recorded."""
+    from devguide import paths
+    from devguide.mkdocs_plugin.report import validation_page
+
+    newest = paths.newest_torch()
+    pinned = run({})
+    alone = [("2.13.0", pinned)]
+    for lang in ("zh", "en"):
+        for where in ("report", "install"):
+            text = validation_page.torch_runs(lang, where, alone)
+            assert "2.13.0" in text and newest in text, text
+            assert ("没有记录到运行结果" if lang == "zh" else "No run on the newest release") in text.replace("no run", "No run"), text
+            assert "再验证一遍" not in text and "again with" not in text, text
+    other = run({}, machine={"torch": f"{newest}+cpu", "python": "3.11.7", "accelerator": "cpu"})
+    both = [("2.13.0", pinned), (newest, other)]
+    assert f"again with the newest release, **{newest}**" in validation_page.torch_runs("en", "install", both)
+    assert f"2.13.0 from `make test`, {newest} from `make test-torch`" in validation_page.torch_runs("en", "report", both)
+    assert "没有记录" not in validation_page.torch_runs("zh", "install", both)
+    # a version whose run is not recorded (None: the pinned column with no run yet) is not claimed
+    assert "again with" not in validation_page.torch_runs("en", "install", [("2.13.0", pinned), (newest, None)])
