@@ -72,7 +72,9 @@ def header_of(script: str) -> str:
 
 
 def code_key(script: str) -> str:
-    """The code of a download without its header and comments: equal for twins."""
+    """The code of a download without its header, its comments and its closing line
+    (done: …, in the page's language): equal for twins."""
+    script = re.sub(r"\nprint\([^\n]*\)\s*$", "\n", script)
     start = script.find("\n# %% ")
     return ast.dump(ast.parse(script[start:] if start >= 0 else script))
 

@@ -41,7 +41,8 @@ from mkdocs.plugins import event_priority
 
 WORKER = "assets/javascripts/search-worker.js"
 # the site's other scripts that explain themselves at length, served without their comments
-SHRUNK = ("assets/javascripts/search-box.js", "assets/javascripts/reading.js")
+SHRUNK = ("assets/javascripts/search-box.js", "assets/javascripts/reading.js", "assets/javascripts/search-index.js",
+          "assets/javascripts/sitemaps.js", "assets/javascripts/language-switcher.js")
 # the shapes of pasted messages and their family pages, for the worker (in the index, not in
 # the worker every page loads)
 FAMILIES = json.loads((Path(__file__).with_name("search_families.json")).read_text(encoding="utf-8"))

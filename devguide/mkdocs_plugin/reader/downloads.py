@@ -68,6 +68,7 @@ TEXT = {
         "xpu_block": "仅 XPU：没有 XPU 设备时跳过",
         "pinned_block": "核对 torch 版本：只在 torch {torch} 上运行",
         "output": "期望输出（已校验）：",
+        "done": "运行完毕：本页代码到此结束（{n} 个代码块）",
     },
     "en": {
         "head": "This page's code blocks, in page order, exactly as the site's tests run them.",
@@ -93,6 +94,7 @@ TEXT = {
         "xpu_block": "XPU only: skipped without an XPU device",
         "pinned_block": "checks the torch version: runs on torch {torch} only",
         "output": "Expected output (verified):",
+        "done": "done: the end of this page's code ({n} blocks)",
     },
 }
 
@@ -323,6 +325,8 @@ def page_script(page: Path, title: str = "", url: str = "", repo: str = "") -> s
     if snippets:
         parts.append(snippets_source(snippets) + "\n\n" + SNIPPETS_WRITER)
     parts += [c.text for c in all_cells]
+    # a page whose code prints nothing on CPU still shows that it ran (review 2026-12-06, problem 20)
+    parts.append(f"print({t['done'].format(n=len(all_cells))!r})\n")
     return "\n\n".join(parts)
 
 

@@ -151,10 +151,15 @@ def badge(lang: str, src: str, href: str = "") -> str | None:
     parts = line_parts(lang, st, results.cpu_run(), results.gpu_run())
     if not parts:
         return None
-    body = '<span class="vr-sep" aria-hidden="true"> · </span>'.join(parts)
+    # the separator closes the part before it (an inline block): it never stands alone on a
+    # line of its own when the line wraps (review 2026-12-06, problem 15)
+    # (the space after it, between the parts, is where the line may break)
+    sep = '<span class="vr-sep" aria-hidden="true"> ·</span>'
+    body = "".join(p.removesuffix("</span>") + sep + "</span> " for p in parts[:-1]) + parts[-1]
     if href:
         body = f'<a href="{html.escape(href)}" title="{TEXT[lang]["line_label"]}">{body}</a>'
-    return f'<p class="validation-line">{body}</p>'
+    # not page text for the search: it was the snippet of page-level results (problem 10)
+    return f'<p class="validation-line" data-search-exclude>{body}</p>'
 
 
 def page_language(page) -> str:
