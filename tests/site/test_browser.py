@@ -39,6 +39,25 @@ def test_language_switcher_keeps_page_and_anchor(page, server, start, target):
     assert page.locator(f"[id='{target.split('#')[1]}']").count() == 1
 
 
+def test_language_switcher_keeps_the_place_without_an_anchor(page, server):
+    """Review 2026-12-06, problem 7: a reader who scrolled (the address has no #anchor)
+    lands on the same section of the other language, not at its top."""
+    page.goto(server + "/devices/moving/")
+    ident = page.evaluate("""() => {
+      const headings = Array.from(document.querySelectorAll("article h2[id]"));
+      const h = headings[Math.floor(headings.length / 2)];
+      window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 20);
+      return h.id;
+    }""")
+    page.wait_for_timeout(300)
+    assert "#" not in page.url, page.url
+    page.locator("a.md-select__link[hreflang=en]").first.evaluate("a => a.click()")
+    page.wait_for_url(f"{server}/en/devices/moving/#{ident}")
+    page.wait_for_timeout(300)
+    top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", ident)
+    assert page.evaluate("window.scrollY") > 0 and 0 <= top < 300, (ident, top)
+
+
 FIRST_LOAD_BUDGET = 500_000  # bytes, uncompressed (issue #8: first page load ≤ 500 KB)
 
 

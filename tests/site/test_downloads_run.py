@@ -5,9 +5,10 @@ Each page's ``.py`` and each notebook's jupytext ``.py`` (the code cells of its
 with ``python <file>`` in an empty folder of their own, on CPU, by an
 interpreter that has only torch, numpy and the packages the file's header names
 (``pip install …``): a virtual environment made here that links just those
-distributions (and what they require) from this one. The programs the header
-lists (``snippets/…``) are fetched from the site into the folder, as the header
-tells readers to. A file whose code is the same as another's (the two languages
+distributions (and what they require) from this one. The folder holds nothing
+but the file: the programs under ``snippets/`` that a page runs travel inside
+its download and are written out by its first run (review 2026-12-06, problem 3:
+two downloads failed with a bare CalledProcessError without them). A file whose code is the same as another's (the two languages
 of a page: only comments differ) runs once; the files run in parallel. A run
 still going after ``DOWNLOAD_TIMEOUT`` is stopped (its stack printed), then run once
 more: a second hang fails that file's test, naming the block it hung in. Under
@@ -50,7 +51,6 @@ VENV_TOOLS = ("pip", "setuptools")
 PIP_INSTALL = re.compile(r"`pip install ([^`]+)`")
 # a page's .py: its header ends at the first block ("# %% docs/…"); a notebook's: at its first code cell
 FIRST_CELL = re.compile(r"\n# %%(?! \[markdown\])")
-SNIPPET = re.compile(r"^#\s+(snippets/[\w./-]+\.py)[:：]", re.M)
 
 
 def downloaded_sources() -> list[Path]:
@@ -72,7 +72,9 @@ def header_of(script: str) -> str:
 
 
 def code_key(script: str) -> str:
-    """The code of a download without its header and comments: equal for twins."""
+    """The code of a download without its header, its comments and its closing line
+    (done: …, in the page's language): equal for twins."""
+    script = re.sub(r"\nprint\([^\n]*\)\s*$", "\n", script)
     start = script.find("\n# %% ")
     return ast.dump(ast.parse(script[start:] if start >= 0 else script))
 
@@ -133,10 +135,7 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
     header = header_of(script)
     folder = work / Path(rel).stem
     folder.mkdir(parents=True)
-    (folder / Path(rel).name).write_text(script, encoding="utf-8")
-    for snippet in SNIPPET.findall(header):
-        (folder / snippet).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(site / snippet, folder / snippet)  # served at the site's root
+    (folder / Path(rel).name).write_text(script, encoding="utf-8")  # and nothing else: it runs alone
     packages = tuple(sorted(PIP_INSTALL.search(header).group(1).split())) if PIP_INSTALL.search(header) else ()
     python = venvs[packages]
     # a reader's fresh shell, as blocks get it (sandbox.shell_env), not this machine's other
@@ -223,7 +222,7 @@ def download_runs(built_site, tmp_path_factory, request):
         first.setdefault(code_key(script), rel)
     unique = sorted(set(first.values()))
     work = tmp_path_factory.mktemp("downloads")
-    # under --reuse-unchanged (make test), a download that passed with this very file, its snippets and
+    # under --reuse-unchanged (make test), a download that passed with this very file (its snippets inside) and
     # this environment (census.environment_fingerprint: torch, packages, the harness) is not run again;
     # CI and make test-all run every one
     reuse = request.config.getoption("reuse_unchanged")
@@ -250,10 +249,8 @@ REUSED = subprocess.CompletedProcess([], 0, "", "")  # a pass this run stands on
 
 
 def run_key(site: Path, script: str) -> str:
-    """What a download's run depends on: the file, the snippets its header names, the environment."""
+    """What a download's run depends on: the file (the programs it runs are inside it), the environment."""
     digest = hashlib.sha256(script.encode())
-    for snippet in sorted(SNIPPET.findall(header_of(script))):
-        digest.update((site / snippet).read_bytes())
     digest.update(census.environment_fingerprint(()).encode())
     return digest.hexdigest()
 

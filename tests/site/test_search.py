@@ -326,6 +326,59 @@ def test_a_result_opens_its_section_with_the_words_highlighted(fresh_search, lan
     assert "h=" not in page.url, f"{lang}: the words stay in the address after they are marked: {page.url}"
 
 
+# LONG_MESSAGE is one of the other forms of the entry ANSWER (a level-4 heading at the entry's end)
+VARIANT = "same-device-found-two-devices"
+# words every CUDA error shares, and what the review found marked across a whole page
+NOT_DISTINCTIVE = {"cuda", "error", "out", "see", "free", "total", "gpu", "pytorch", "torch"}
+
+
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_a_result_for_another_form_opens_the_entry_with_the_form_marked(fresh_search, lang):
+    """Review 2026-12-06, problems 1 and 5: a pasted message that is one of the other
+    forms of an entry's message opens the entry's title (the message, the cause and
+    the fix follow it), not the form's heading at the entry's end; the form is
+    outlined where it stands and a line under the title links down to it. Words are
+    marked only inside the entry, never a word every CUDA error shares nor one letter."""
+    page, root = fresh_search(lang)
+    page.evaluate("""text => {
+      const box = document.querySelector("input.md-search__input");
+      box.value = text;
+      box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+    }""", LONG_MESSAGE)
+    _answered(page, LONG_MESSAGE)
+    first = _results(page, root)[0][0]
+    parts = urlsplit(first)
+    assert parts.fragment == ANSWER[1], f"{lang}: the first result does not open the entry #{ANSWER[1]}: {first}"
+    assert parse_qs(parts.query).get("v") == [VARIANT], f"{lang}: the first result does not name the form: {first}"
+    page.locator(".md-search-result__item a.md-search-result__link").first.click()
+    page.wait_for_url(f"**/{ANSWER[0]}**", timeout=10_000)
+    page.wait_for_selector(".devguide-variant-note", timeout=10_000)
+    seen = page.evaluate("""([entry, variant]) => {
+      const heading = document.getElementById(entry), form = document.getElementById(variant);
+      const inside = new Set([heading]);
+      for (let el = heading.nextElementSibling; el && el.tagName !== "H2"; el = el.nextElementSibling) inside.add(el);
+      const marks = Array.from(document.querySelectorAll("article mark"));
+      const note = heading.nextElementSibling;
+      return {
+        top: heading.getBoundingClientRect().top,
+        height: window.innerHeight,
+        outlined: form.classList.contains("devguide-variant") && getComputedStyle(form).outlineStyle !== "none",
+        note: note.classList.contains("devguide-variant-note") ? note.querySelector("a").getAttribute("href") : null,
+        words: marks.map(m => m.textContent),
+        outside: marks.filter(m => !Array.from(inside).some(el => el.contains(m))).length,
+        url: location.href,
+      };
+    }""", [ANSWER[1], VARIANT])
+    assert 0 <= seen["top"] < seen["height"] / 3, f"{lang}: the entry's title is not at the top of the screen: {seen['top']} px"
+    assert seen["outlined"], f"{lang}: the form #{VARIANT} is not marked where it stands"
+    assert seen["note"] == f"#{VARIANT}", f"{lang}: no line under the entry's title links to the form: {seen['note']}"
+    assert seen["words"], f"{lang}: no word of the message is marked in the entry"
+    assert seen["outside"] == 0, f"{lang}: {seen['outside']} marks outside the entry"
+    generic = sorted({w for w in seen["words"] if w.lower() in NOT_DISTINCTIVE or len(w) < 2})
+    assert not generic, f"{lang}: words that tell nothing apart are marked: {generic}"
+    assert "v=" not in seen["url"] and "h=" not in seen["url"], seen["url"]
+
+
 HUBS = ("validation/", "reference/glossary/", "print/", "reference/errors/")
 
 

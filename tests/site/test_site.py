@@ -99,7 +99,7 @@ def visible_text(fragment):
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
-LINE = re.compile(r'<p class="validation-line"><a href="([^"]+)"[^>]*>(.*?)</a></p>', re.S)
+LINE = re.compile(r'<p class="validation-line"[^>]*><a href="([^"]+)"[^>]*>(.*?)</a></p>', re.S)
 
 
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
@@ -124,7 +124,9 @@ def test_every_page_says_what_ran_and_links_its_row_of_the_report(built_site, la
                 assert ("failed" if lang == "en" else "失败") in part, f"{src}: {text!r}"
         words = (" passed ", " ran ", "not yet run", "failed") if lang == "en" else ("通过", "运行", "失败")
         assert any(w in text for w in words), f"{src}: {text!r}"
-        assert text.count("torch ") <= 1 + ("✗" in text), f"{src}: one torch version on the line: {text!r}"
+        # the site's torch on the CPU part; the GPU run's on the GPU part (review 2026-12-06, problem 4)
+        gpu_parts = [p for p in text.split(" · ") if "GPU" in p and "torch " in p]
+        assert text.count("torch ") <= 1 + ("✗" in text) + len(gpu_parts), f"{src}: one torch version per part: {text!r}"
         if lang == "zh":
             assert not re.search(r"\b(examples?|ran|passed|never|not yet)\b", text), f"English in a Chinese page's line: {text!r}"
         checked += 1
@@ -281,3 +283,25 @@ def test_the_error_reference_lists_every_entry_with_short_titles(built_site, lan
                 long_titles.append(f"{page.stem}: {title[:80]}")
     assert not missing, f"{lang}: entries the hub does not list:\n" + "\n".join(missing)
     assert not long_titles, f"{lang}: table-of-contents titles over 64 characters:\n" + "\n".join(long_titles)
+
+
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_reader_details_of_the_review(built_site, lang):
+    """Review 2026-12-06: social-preview metadata with no image to fetch (problem 16),
+    the footer in the page's language (16), no invisible per-line code anchors (8),
+    the validation line left out of the search index (10), error entries' headings
+    set as error entries (12)."""
+    prefix = paths.url_prefix(lang)
+    home = (built_site / prefix / "index.html").read_text(encoding="utf-8")
+    for prop in ("og:title", "og:description", "og:site_name"):
+        found = re.search(rf'<meta property="{prop}" content="([^"]+)"', home)
+        assert found and found.group(1).strip(), f"{lang}: no {prop} on the home page"
+    assert "og:image" not in home and "twitter:image" not in home
+    footer = home[home.index('class="md-copyright"'):]
+    assert ("Made with" in footer) == (lang == "en"), f"{lang}: {footer[:300]}"
+    printed = (built_site / prefix / "print" / "index.html").read_text(encoding="utf-8")
+    assert "__codelineno" not in printed, f"{lang}: the print page has per-line code anchors"
+    assert not [d["location"] for d in search_docs(built_site, lang)
+                if "passed on CPU" in d["text"] or "在 CPU 上通过" in d["text"]], "the validation line is indexed"
+    errors = (built_site / prefix / "reference" / "errors" / "cuda-runtime" / "index.html").read_text(encoding="utf-8")
+    assert '<h2 class="error-entry" id="device-side-assert"' in errors

@@ -100,6 +100,29 @@ def test_a_page_script_holds_the_blocks_in_order_as_the_harness_runs_them(tmp_pa
     compile(script, "page.py", "exec")
 
 
+def test_a_page_script_carries_the_programs_it_runs_and_writes_them_out(tmp_path):
+    """Review 2026-12-06, problem 3: a downloaded script that runs a program under
+    snippets/ runs alone. The program travels inside it and its first run writes it
+    under the folder it runs from (a program already there is left as it is)."""
+    import subprocess
+    import sys
+
+    path = page(tmp_path / "docs", PAGE)
+    script = downloads.page_script(path, "A page", "https://example.org/a/", "https://github.com/o/r")
+    program = (paths.REPO / SNIPPET).read_text(encoding="utf-8")
+    head = script.split("\n# %% ")[0]
+    assert "_SNIPPETS" in head and program.splitlines()[0] in head
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "page.py").write_text(head, encoding="utf-8")  # everything before the first block
+    subprocess.run([sys.executable, "page.py"], cwd=run, check=True, capture_output=True, timeout=120)
+    assert (run / SNIPPET).read_text(encoding="utf-8") == program
+    (run / SNIPPET).write_text("print('mine')\n", encoding="utf-8")
+    subprocess.run([sys.executable, "page.py"], cwd=run, check=True, capture_output=True, timeout=120)
+    assert (run / SNIPPET).read_text(encoding="utf-8") == "print('mine')\n"
+    assert sorted(p.relative_to(run).as_posix() for p in run.rglob("*") if p.is_file()) == ["page.py", SNIPPET]
+
+
 def test_the_cuda_guard_keeps_multiline_strings_and_fstrings():
     code = 'a = """\nline\n  indented\n"""\nb = f"""{a}\nmore"""\nprint(a + b)\n'
     guarded = downloads.guarded(code)

@@ -97,25 +97,27 @@ def line(lang, cpu_status, gpu_status=None):
 
 def test_the_line_says_what_ran_and_never_passed_and_failed_at_once():
     text, n, cuda = line("en", lambda i: "passed", lambda i: "passed")
-    assert text == f"✓ {n} example{'s' * (n != 1)} passed on CPU (torch 2.13.0) · ✓ ran on a GPU: {cuda} of {cuda} CUDA examples"
+    assert text == (f"✓ {n} example{'s' * (n != 1)} passed on CPU (torch 2.13.0) · "
+                    f"✓ ran on a GPU (torch 2.11.0): {cuda} of {cuda} CUDA examples")
     text, n, cuda = line("en", lambda i: "failed" if i == 0 else "passed", lambda i: None)
     assert text.startswith(f"✗ 1 of {n} examples failed on CPU") and "✓" not in text.split("·")[0]
     assert text.endswith(f"○ ran on a GPU: 0 of {cuda} CUDA examples")
     text, n, cuda = line("zh", lambda i: "passed", lambda i: "passed" if i else None)
-    assert text.endswith(f"○ 在 GPU 上运行过：{cuda} 个 CUDA 示例中的 {cuda - 1} 个")
+    assert text.endswith(f"○ 在 GPU 上运行过（torch 2.11.0）：{cuda} 个 CUDA 示例中的 {cuda - 1} 个")
     text, n, cuda = line("zh", lambda i: "passed", lambda i: "passed")
-    assert text.endswith(f"✓ 在 GPU 上运行过：全部 {cuda} 个 CUDA 示例")
+    assert text.endswith(f"✓ 在 GPU 上运行过（torch 2.11.0）：全部 {cuda} 个 CUDA 示例")
 
 
 def test_the_line_is_short_and_claims_no_more_than_ran():
-    """One torch version, no GPU name on the line (the tooltip and the report have
-    them); no ✓ for a kind of block unless every one of them passed."""
+    """The site's torch version and the GPU run's (review 2026-12-06, problem 4: the
+    line read as if the site's version had run on a GPU), no GPU name on the line (the
+    tooltip and the report have it); no ✓ for a kind of block unless every one of them passed."""
     for lang in ("en", "zh"):
         text, n, cuda = line(lang, lambda i: "passed" if i else None, lambda i: "passed" if i else None)
         cpu_part, gpu_part = text.split(" · ")
         assert "✓" not in text and cpu_part.startswith("○") and gpu_part.startswith("○"), text
-        assert "2.11" not in text and "H100" not in text and text.count("torch") <= 1, text
-        assert len(text) <= (45 if lang == "zh" else 90), text
+        assert "torch 2.11.0" in gpu_part and "H100" not in text and text.count("torch") <= 2, text
+        assert len(text) <= (60 if lang == "zh" else 105), text
     html = " · ".join(validated_line.line_parts("en", *_status(lambda i: "passed", lambda i: "passed")))
     assert 'title="NVIDIA H100, torch 2.11.0+cu130, 23 November 2026"' in html, html
 
@@ -159,3 +161,28 @@ def test_a_build_without_a_test_run_shows_the_recorded_run(tmp_path, monkeypatch
     assert len(results.page_status(PAGE, cpu, None).cpu["passed"]) == len(shas)
     rendered = validation_page.render("en")
     assert "From the last run recorded in the repository" in rendered and "AMD EPYC" in rendered
+
+
+def test_the_pages_say_which_torch_versions_ran_from_the_recorded_runs():
+    """Review 2026-12-06, problem 2: the report and getting started claimed a run on the
+    newest release that no file held. Their sentences are made from the runs: the
+    newest release is said to be checked only when a run of it is recorded."""
+    from devguide import paths
+    from devguide.mkdocs_plugin.report import validation_page
+
+    newest = paths.newest_torch()
+    pinned = run({})
+    alone = [("2.13.0", pinned)]
+    for lang in ("zh", "en"):
+        for where in ("report", "install"):
+            text = validation_page.torch_runs(lang, where, alone)
+            assert "2.13.0" in text and newest in text, text
+            assert ("没有记录到运行结果" if lang == "zh" else "No run on the newest release") in text.replace("no run", "No run"), text
+            assert "再验证一遍" not in text and "again with" not in text, text
+    other = run({}, machine={"torch": f"{newest}+cpu", "python": "3.11.7", "accelerator": "cpu"})
+    both = [("2.13.0", pinned), (newest, other)]
+    assert f"again with the newest release, **{newest}**" in validation_page.torch_runs("en", "install", both)
+    assert f"2.13.0 from `make test`, {newest} from `make test-torch`" in validation_page.torch_runs("en", "report", both)
+    assert "没有记录" not in validation_page.torch_runs("zh", "install", both)
+    # a version whose run is not recorded (None: the pinned column with no run yet) is not claimed
+    assert "again with" not in validation_page.torch_runs("en", "install", [("2.13.0", pinned), (newest, None)])

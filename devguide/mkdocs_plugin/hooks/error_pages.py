@@ -121,10 +121,14 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 
 def on_page_content(content: str, page, config, files) -> str:
-    """The table of contents of a family page shows each message short."""
+    """The table of contents of a family page shows each message short; its entries'
+    headings (whole messages, up to 342 characters) are set smaller than a topic's
+    section titles (``h2.error-entry``, docs/assets/stylesheets/validation.css;
+    review 2026-12-06, problem 12: 13 lines of heading on a phone)."""
     if is_error_page(page) and page.file.name != "index":
         for top in page.toc:
             _shorten(top.children)
+        content = content.replace("<h2 id=", '<h2 class="error-entry" id=')
     return content
 
 

@@ -41,7 +41,8 @@ from mkdocs.plugins import event_priority
 
 WORKER = "assets/javascripts/search-worker.js"
 # the site's other scripts that explain themselves at length, served without their comments
-SHRUNK = ("assets/javascripts/search-box.js", "assets/javascripts/reading.js")
+SHRUNK = ("assets/javascripts/search-box.js", "assets/javascripts/reading.js", "assets/javascripts/search-index.js",
+          "assets/javascripts/sitemaps.js", "assets/javascripts/language-switcher.js")
 # the shapes of pasted messages and their family pages, for the worker (in the index, not in
 # the worker every page loads)
 FAMILIES = json.loads((Path(__file__).with_name("search_families.json")).read_text(encoding="utf-8"))
@@ -142,6 +143,37 @@ def split_index(docs: list[dict]) -> tuple[list[dict], list[str]]:
         heads.append(dict(doc, text=head))
         rests.append(more)
     return heads, rests
+
+
+# An entry of the error reference is a level-2 heading; the other forms of its message are
+# level-4 headings at its end ("这条信息的其他形式：" / "Other forms of this message:").
+ERROR_PAGE = re.compile(r"^(?:[a-z]{2}/)?reference/errors/[\w-]+(?:/|\.html)$")  # served, offline
+HEADING = re.compile(r"<h([1-6])\b[^>]*\bid=\"([^\"]+)\"")
+
+
+def variant_openings(site: Path, docs: list[dict]) -> None:
+    """A result for one of the other forms of a message opens its entry: the message,
+    its cause and its fix, not the variant's heading at the entry's end (review
+    2026-12-06, problem 1). Each variant's index entry gets ``open``, the entry's
+    location with ``?v=<the variant's anchor>``: the worker links there, and the page
+    (search-box.js) marks the variant where it stands and links down to it. The
+    variant's own text still matches the query."""
+    levels: dict[str, dict[str, tuple[int, str | None]]] = {}
+    for doc in docs:
+        path, _, anchor = doc["location"].partition("#")
+        if not anchor or not ERROR_PAGE.match(path):
+            continue
+        if path not in levels:
+            page = site / path / "index.html" if path.endswith("/") else site / path
+            found, entry = {}, None
+            if page.exists():
+                for level, ident in HEADING.findall(page.read_text(encoding="utf-8")):
+                    entry = ident if level == "2" else entry
+                    found[ident] = (int(level), entry)
+            levels[path] = found
+        level, entry = levels[path].get(anchor, (2, None))
+        if level > 2 and entry:
+            doc["open"] = f"{path}?v={anchor}#{entry}"
 
 
 def glossary_synonyms(docs_dir: Path) -> dict[str, list[str]]:
@@ -258,6 +290,7 @@ def on_post_build(config) -> None:
         if lang == "zh":
             settings["synonyms"] = glossary_synonyms(Path(config.docs_dir))
         docs = slim(docs)
+        variant_openings(site, docs)
         data = json.dumps(dict(index, config=settings, docs=docs), ensure_ascii=False, separators=(",", ":"))
         scripts[lang] = data
         if not offline:  # served: the first part for Material's request, the rest for the worker

@@ -19,7 +19,10 @@ so the file cannot drift from the page:
   out, with the reason or with "run it in a shell": the page's bash blocks start
   fresh processes (``torchrun``, environment variables read before Python
   starts, programs that must crash), which a Python script cannot be;
-* a verified output follows its block as comment lines.
+* a verified output follows its block as comment lines;
+* the programs under ``snippets/`` that the page runs travel inside the file
+  (``_SNIPPETS``) and are written out, each one that is missing, under the folder
+  it runs from before its first block: the file runs alone.
 
 Notebooks' downloads (``.ipynb`` with the build's outputs) are
 ``devguide.mkdocs_plugin.reader.notebook_downloads``. A download's name holds its section (``devices-numpy.py``), so
@@ -53,8 +56,8 @@ TEXT = {
         "needs_only": "运行它只需要 torch 和 numpy。",
         "other_torch": "本页用 torch {torch} 验证，你装的是 torch {{}}：输出可能不同，核对版本的代码块已跳过。",
         "commented": "豁免的代码块和 bash 代码块已注释掉：bash 代码块请在 shell 里运行。",
-        "snippets": "这些代码运行的程序（放在运行目录下的同一路径）：",
-        "snippet_where": "  {path}：{repo}/blob/main/{path} ，本站也提供：网站根目录下的 {path}",
+        "snippets": "这些代码运行的程序就在本文件里（_SNIPPETS）：第一次运行时，本文件把还不存在的程序写到运行目录下的同一路径，不用另外下载：",
+        "snippet_where": "  {path}（源文件：{repo}/blob/main/{path} ）",
         "source": "源文件",
         "page": "页面",
         "excused": "豁免，不运行：{reason}",
@@ -65,6 +68,7 @@ TEXT = {
         "xpu_block": "仅 XPU：没有 XPU 设备时跳过",
         "pinned_block": "核对 torch 版本：只在 torch {torch} 上运行",
         "output": "期望输出（已校验）：",
+        "done": "运行完毕：本页代码到此结束（{n} 个代码块）",
     },
     "en": {
         "head": "This page's code blocks, in page order, exactly as the site's tests run them.",
@@ -78,8 +82,8 @@ TEXT = {
         "needs_only": "It needs only torch and numpy.",
         "other_torch": "This page was validated with torch {torch}; you have torch {{}}: outputs may differ, and the blocks that check the version are skipped.",
         "commented": "Excused blocks and bash blocks are commented out: run the bash blocks in a shell.",
-        "snippets": "Programs this code runs (keep them at this path, under the folder you run it from):",
-        "snippet_where": "  {path}: {repo}/blob/main/{path} , also served by the site: {path} under the site's root",
+        "snippets": "Programs this code runs are inside this file (_SNIPPETS): its first run writes each one that is missing at this path, under the folder you run it from; nothing else to fetch:",
+        "snippet_where": "  {path} (source: {repo}/blob/main/{path} )",
         "source": "Source",
         "page": "Page",
         "excused": "excused, not run: {reason}",
@@ -90,6 +94,7 @@ TEXT = {
         "xpu_block": "XPU only: skipped without an XPU device",
         "pinned_block": "checks the torch version: runs on torch {torch} only",
         "output": "Expected output (verified):",
+        "done": "done: the end of this page's code ({n} blocks)",
     },
 }
 
@@ -120,6 +125,21 @@ def _on_validated_torch() -> bool:
     return _TORCH == VALIDATED_TORCH
 ''',
 }
+# the programs under snippets/ that a page's code runs travel inside its download, written out
+# (under the folder it runs from, where the page's code looks for them) before its first block
+SNIPPETS_WRITER = '''\
+def _write_snippets() -> None:
+    from pathlib import Path
+
+    for name, text in _SNIPPETS.items():
+        target = Path(name)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+
+
+_write_snippets()
+'''
 VERSION_CHECK = '''\
 import warnings
 
@@ -302,8 +322,28 @@ def page_script(page: Path, title: str = "", url: str = "", repo: str = "") -> s
     parts = ["\n".join(line for line in head if line is not None) + "\n"]
     parts.append(VERSION_CHECK.format(torch=torch, message=t["other_torch"].format(torch=torch)))
     parts += [HELPERS[k] for k in guards]
+    if snippets:
+        parts.append(snippets_source(snippets) + "\n\n" + SNIPPETS_WRITER)
     parts += [c.text for c in all_cells]
+    # a page whose code prints nothing on CPU still shows that it ran (review 2026-12-06, problem 20)
+    parts.append(f"print({t['done'].format(n=len(all_cells))!r})\n")
     return "\n\n".join(parts)
+
+
+def snippets_source(names: list[str]) -> str:
+    """``_SNIPPETS = {path: the program's text}`` for the programs ``names`` (paths under the repository)."""
+    items = []
+    for name in names:
+        text = (paths.REPO / name).read_text(encoding="utf-8")
+        # readable as the program it is, where a raw string can hold it
+        literal = f"r'''{text}'''"
+        try:
+            readable = ast.literal_eval(literal) == text
+        except SyntaxError:
+            readable = False
+        literal = literal if readable else repr(text)
+        items.append(f"    {name!r}: {literal},")
+    return "_SNIPPETS = {\n" + "\n".join(items) + "\n}"
 
 
 def split_cells(script: str) -> list[tuple[str, str]]:

@@ -2,7 +2,7 @@
 
 The line names, for the page's blocks as they are now (``devguide.census.results``), how
 many passed on CPU with the site's torch version, how many of the CUDA blocks ran
-on a GPU ("k of n", the GPU and its torch in a tooltip), and how many MPS- and
+on a GPU ("k of n", with the GPU run's torch version; the GPU in a tooltip), and how many MPS- and
 XPU-only blocks no CI machine executed. A part gets ✓ only when every block of its
 kind passed, ✗ when one failed, ○ otherwise. It fits one line of a desktop page and
 two of a phone's (tests/site); everything else is in the validation report, whose
@@ -48,8 +48,8 @@ def line_parts(lang: str, st: PageStatus, cpu: Run | None, gpu: Run | None) -> l
     """The parts of a page's line, as HTML (empty: the page has nothing to run).
 
     The line is short on purpose (one line on a desktop, two at most on a phone):
-    one torch version (the site's own, see ``results.cpu_runs``), the GPU's name and
-    torch only in a part's tooltip; the validation report has the rest."""
+    the site's torch version (see ``results.cpu_runs``) and the GPU run's, the GPU's
+    name only in a part's tooltip; the validation report has the rest."""
     t = TEXT[lang]
     parts = []
     if st.cells:
@@ -86,8 +86,9 @@ def cpu_parts(lang: str, st: PageStatus, cpu: Run | None) -> list[str]:
 
 
 def accelerator_parts(lang: str, st: PageStatus, gpu: Run | None) -> list[str]:
-    """The CUDA blocks: "ran on a GPU: k of n", ✓ only when k = n; which GPU and
-    which torch (a GPU machine's own build, often another version) in the tooltip."""
+    """The CUDA blocks: "ran on a GPU (torch v): k of n", ✓ only when k = n; the
+    torch the GPU run used (a GPU machine's own build, often another version) on the
+    line, which GPU in the tooltip."""
     t = TEXT[lang]
     parts = []
     for kind, name in ACCELERATOR_KINDS.items():
@@ -98,14 +99,17 @@ def accelerator_parts(lang: str, st: PageStatus, gpu: Run | None) -> list[str]:
         p, f = len(by.get("passed", [])) if gpu else 0, len(by.get("failed", [])) if gpu else 0
         examples = plural(lang, n, "example", "examples")
         tip = t["gpu_tip"].format(gpu=gpu_names(gpu.machine), torch=gpu.machine["torch"], date=date(lang, gpu.generated)) if gpu and p + f else ""
+        # the GPU run's torch on the line itself (often not the site's): a tooltip is
+        # out of reach of touch and keyboard readers (review 2026-12-06, problem 4)
+        torch = _torch(gpu) if gpu and p + f else ""
         if f:
-            parts.append(_part(False, t["acc_failed"].format(f=f, n=n, acc=name, examples=examples), tip))
+            parts.append(_part(False, t["acc_failed"].format(f=f, n=n, acc=name, examples=examples, torch=torch), tip))
         elif p == n:
-            parts.append(_part(True, t["acc_ok"].format(n=n, acc=name, examples=examples), tip))
+            parts.append(_part(True, t["acc_ok"].format(n=n, acc=name, examples=examples, torch=torch), tip))
         elif not p:
             parts.append(_part(None, t["acc_none"].format(n=n, acc=name, examples=examples), tip))
         else:
-            parts.append(_part(None, t["acc_some"].format(p=p, n=n, acc=name, examples=examples), tip))
+            parts.append(_part(None, t["acc_some"].format(p=p, n=n, acc=name, examples=examples, torch=torch), tip))
     return parts
 
 
@@ -147,10 +151,15 @@ def badge(lang: str, src: str, href: str = "") -> str | None:
     parts = line_parts(lang, st, results.cpu_run(), results.gpu_run())
     if not parts:
         return None
-    body = '<span class="vr-sep" aria-hidden="true"> · </span>'.join(parts)
+    # the separator closes the part before it (an inline block): it never stands alone on a
+    # line of its own when the line wraps (review 2026-12-06, problem 15)
+    # (the space after it, between the parts, is where the line may break)
+    sep = '<span class="vr-sep" aria-hidden="true"> ·</span>'
+    body = "".join(p.removesuffix("</span>") + sep + "</span> " for p in parts[:-1]) + parts[-1]
     if href:
         body = f'<a href="{html.escape(href)}" title="{TEXT[lang]["line_label"]}">{body}</a>'
-    return f'<p class="validation-line">{body}</p>'
+    # not page text for the search: it was the snippet of page-level results (problem 10)
+    return f'<p class="validation-line" data-search-exclude>{body}</p>'
 
 
 def page_language(page) -> str:

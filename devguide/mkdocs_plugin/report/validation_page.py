@@ -361,8 +361,52 @@ def _waiting(r: _Report) -> list[str]:
 # --------------------------------------------------------------------------- the event handlers
 
 
+# --------------------------------------------------------------------------- what ran, in the pages' prose
+
+# "<!-- torch-runs:report -->" (the report's introduction) and "<!-- torch-runs:install -->"
+# (getting started): which torch versions the examples ran on, said from the recorded
+# runs (review 2026-12-06, problem 2: both pages claimed a run on the newest release
+# that no file of the build held)
+TORCH_RUNS = re.compile(r"<!-- torch-runs:(report|install) -->")
+RUNS_TEXT = {
+    "zh": {
+        "report_both": "CPU 的结果每个 torch 版本一列：{pinned} 来自 `make test`，{others} 来自 `make test-torch`（`build/validation-torch-<版本>.json`）。",
+        "report_one": "CPU 的结果只有 torch {pinned} 一列（来自 `make test`）；最新发布的 {newest} 在这次构建里没有记录到运行结果，`make test-torch` 运行之后才会多出它的一列。",
+        "install_both": "本站的每个示例都在 torch **{pinned}** 上验证，并在最新发布的 **{newest}** 上再验证一遍（[验证报告](../validation.md)里各有一列）；{short} 打印的内容不一样的地方，页面上两个版本的输出都会给出。",
+        "install_one": "本站的每个示例都在 torch **{pinned}** 上验证。最新发布的 **{newest}** 在这次构建里没有记录到运行结果（[验证报告](../validation.md)只有 {pinned} 一列），页面上标明 {short} 的输出这次没有核对。",
+    },
+    "en": {
+        "report_both": "The CPU results have a column per torch version: {pinned} from `make test`, {others} from `make test-torch` (`build/validation-torch-<version>.json`).",
+        "report_one": "The CPU results have one column, torch {pinned} (from `make test`): no run on the newest release, {newest}, is recorded in this build; `make test-torch` adds its column.",
+        "install_both": "Every example on this site is validated with torch **{pinned}**, and again with the newest release, **{newest}** (the [validation report](../validation.md) has a column for each); where {short} prints something else, the page shows both outputs.",
+        "install_one": "Every example on this site is validated with torch **{pinned}**. No run on the newest release, **{newest}**, is recorded in this build (the [validation report](../validation.md) has the {pinned} column only), so the outputs a page marks as {short}'s were not checked by it.",
+    },
+}
+
+
+def torch_runs(lang: str, where: str, runs: list[tuple[str, Run | None]] | None = None) -> str:
+    """The sentence of ``where`` (report | install) about the torch versions the
+    examples ran on: the pinned run's and each recorded run of another version
+    (``results.cpu_runs``); the newest release (pyproject.toml) named as not run
+    when no run of it is recorded."""
+    runs = runs if runs is not None else results.cpu_runs()
+    t = RUNS_TEXT.get(lang, RUNS_TEXT["en"])
+    pinned = runs[0][0] if runs else paths.pinned_torch()
+    others = [label for label, run in runs[1:] if run is not None]
+    newest = paths.newest_torch() or (others[-1] if others else pinned)
+    short = ".".join(newest.split(".")[:2])
+    if where == "report":
+        key = "report_both" if others else "report_one"
+    else:
+        key = "install_both" if newest in others else "install_one"
+    sep = "、" if lang == "zh" else ", "
+    return t[key].format(pinned=pinned, others=sep.join(others), newest=newest, short=short)
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     lang = page_language(page)
+    if "<!-- torch-runs:" in markdown:
+        markdown = TORCH_RUNS.sub(lambda m: torch_runs(lang, m.group(1)), markdown)
     if GPU_MARKER in markdown:
         markdown = gpu_outputs(markdown, Path(page.file.abs_src_path), f"docs/{page.file.src_uri}", lang)
     if MARKER not in markdown:

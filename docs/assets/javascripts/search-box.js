@@ -19,9 +19,11 @@
 // 3. A result's link carries the words it matched (?h=…). Material marks them
 //    on the page it opens only once the search index is loaded, and this site
 //    loads the index when the reader goes for the search box, not with every
-//    page: the words are marked here instead, in the page's article, and the
-//    parameter is dropped from the address so that Material does not mark
-//    them a second time.
+//    page: the words are marked here instead, in the section the result opened
+//    (not the whole page), the words most messages share and one-letter words
+//    left out, and the parameter is dropped from the address so that Material
+//    does not mark them a second time. A result for another form of a message
+//    (?v=) marks that form in the entry it opened.
 (function () {
   "use strict";
   var BOX = "input.md-search__input";
@@ -84,29 +86,72 @@
     if (!composing && isBox(ev.target)) search(ev.target);
   }, true);
 
+  // Words a pasted error shares with most messages: marked, they drowned the
+  // section in yellow (review 2026-12-06, problem 5)
+  var GENERIC = new Set(("cuda error errors out see free total gpu gpus pytorch torch runtimeerror " +
+    "tried allocate allocated reserved capacity already but got found least two the and for with " +
+    "expected message warning").split(" "));
+
+  // The part of the article the result opened: its heading (the address's #anchor)
+  // and what follows up to the next heading of the same or a higher level; the
+  // whole article for a page-level result.
+  function section(article, id) {
+    var heading = id && document.getElementById(id);
+    if (!heading || !/^H[1-6]$/.test(heading.tagName) || !article.contains(heading)) return [article];
+    var level = +heading.tagName[1], parts = [heading];
+    for (var el = heading.nextElementSibling; el; el = el.nextElementSibling) {
+      if (/^H[1-6]$/.test(el.tagName) && +el.tagName[1] <= level) break;
+      parts.push(el);
+    }
+    return parts;
+  }
+
+  // Whether a word is in most of the page's entries (its level-2 sections): then
+  // it says nothing about the one the result opened
+  function common(article, word) {
+    var parts = [], text = "";
+    Array.prototype.forEach.call(article.children, function (el) {
+      if (el.tagName === "H2") { parts.push(text); text = ""; }
+      text += " " + el.textContent.toLowerCase();
+    });
+    parts.push(text);
+    if (parts.length < 5) return false;
+    var pattern = new RegExp("\\b" + word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "\\b");
+    return parts.filter(function (p) { return pattern.test(p); }).length > parts.length / 2;
+  }
+
   function highlight() {
     var url = new URL(location.href);
-    var words = (url.searchParams.get("h") || "").split(/\s+/).filter(function (w) {
-      return w.length > 1 || /[\u3400-\u9fff]/.test(w);
-    });
     var article = document.querySelector("article.md-content__inner");
+    var variant = url.searchParams.get("v");
+    url.searchParams.delete("v");
+    if (variant && article) markVariant(article, variant);
+    var all = (url.searchParams.get("h") || "").split(/\s+/).filter(function (w) {
+      return w.length > 1 && !GENERIC.has(w.toLowerCase()) && (w.length > 2 || /[\u3400-\u9fff]/.test(w));
+    });
+    var words = all.filter(function (w) { return !article || !common(article, w.toLowerCase()); });
+    if (!words.length) words = all;
+    url.searchParams.delete("h");
+    history.replaceState(history.state, "", url.pathname + url.search + url.hash);
     if (!words.length || !article) return;
     words.sort(function (a, b) { return b.length - a.length; });
     var pattern = new RegExp("(" + words.map(function (w) {
       var escaped = w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      return /^\w/.test(w) ? "\\b" + escaped : escaped;  // English words from their start; Chinese anywhere
+      return /^\w/.test(w) ? "\\b" + escaped + "\\b" : escaped;  // English words whole; Chinese anywhere
     }).join("|") + ")", "gi");
-    var walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
-      acceptNode: function (node) {
-        return node.parentElement.closest("script, style, mark, .md-clipboard, .headerlink")
-          ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+    var nodes = [];
+    section(article, decodeURIComponent(location.hash.slice(1))).forEach(function (root) {
+      var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+        acceptNode: function (node) {
+          return node.parentElement.closest("script, style, mark, .md-clipboard, .headerlink, .devguide-variant-note")
+            ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+        }
+      });
+      for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+        pattern.lastIndex = 0;
+        if (pattern.test(node.nodeValue)) nodes.push(node);
       }
     });
-    var nodes = [];
-    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
-      pattern.lastIndex = 0;
-      if (pattern.test(node.nodeValue)) nodes.push(node);
-    }
     nodes.forEach(function (node) {
       var fragment = document.createDocumentFragment(), text = node.nodeValue, last = 0;
       text.replace(pattern, function (match, word, at) {
@@ -120,9 +165,34 @@
       fragment.appendChild(document.createTextNode(text.slice(last)));
       node.parentNode.replaceChild(fragment, node);
     });
-    url.searchParams.delete("h");
-    history.replaceState(history.state, "", url.pathname + url.search + url.hash);
   }
+
+  // A result for one of the other forms of a message opens the entry (the
+  // message, its cause, its fix) with ?v=<the form's anchor> (search-worker.js):
+  // the form's heading, at the entry's end, is outlined where it stands, and a
+  // line under the entry's title says that the pasted form is one of them and
+  // links down to it.
+  function markVariant(article, id) {
+    var heading = document.getElementById(id);
+    var entry = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!heading || !article.contains(heading)) return;
+    heading.classList.add("devguide-variant");
+    heading.style.outline = "2px solid var(--md-accent-fg-color)";
+    heading.style.outlineOffset = "0.3em";
+    heading.style.borderRadius = "0.1rem";
+    if (!entry || entry === heading) return;
+    var zh = (document.documentElement.lang || "").indexOf("zh") === 0;
+    var note = document.createElement("p");
+    note.className = "devguide-variant-note";
+    note.setAttribute("role", "note");
+    var link = document.createElement("a");
+    link.href = "#" + id;
+    link.textContent = heading.textContent.replace(/[¶#]\s*$/, "").trim();
+    note.appendChild(document.createTextNode(zh ? "你搜索的是这条信息的另一种形式，列在本条末尾：" : "What you searched for is another form of this message, listed at the end of this entry: "));
+    note.appendChild(link);
+    entry.parentNode.insertBefore(note, entry.nextSibling);
+  }
+
   highlight();
 })();
 

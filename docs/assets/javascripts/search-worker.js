@@ -973,7 +973,8 @@
           });
         });
         return {
-          location: doc.location,
+          // a variant of a message opens its entry (search_per_language.variant_openings)
+          location: doc.open || doc.location,
           title: mark(doc.title, terms).replace(CJK_GAP, "$1"),
           text: teaser(doc.text, terms).replace(CJK_GAP, "$1"),
           score: s.score / top * r.score,
@@ -984,8 +985,10 @@
       // without "#", or else the last one): a pasted message lands on its entry,
       // highlighted, not on the top of the page.
       if (group[0].location.indexOf("#") >= 0) {
-        var best = group.shift();
-        return group.filter(function (item) { return item.location !== docs[r.page].location; }).concat([best]);
+        var best = group.shift(), at = best.location.split("#")[1];
+        return group.filter(function (item) {
+          return item.location !== docs[r.page].location && item.location.split("#")[1] !== at;
+        }).concat([best]);
       }
       return group;
     });

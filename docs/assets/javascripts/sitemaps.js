@@ -25,7 +25,8 @@
   };
   XMLHttpRequest.prototype.send = function () {
     var xhr = this, args = arguments;
-    if (!xhr.sitemap || wanted) return send.apply(xhr, args);
+    // from a folder (file://) they fail (CORS) and are not needed: never sent
+    if (!xhr.sitemap || wanted && location.protocol !== "file:") return send.apply(xhr, args);
     held.push(function () { send.apply(xhr, args); });
   };
 })();
