@@ -19,6 +19,8 @@ The same prose lines are checked for two typographic rules: emphasis in Chinese 
 bold (**…**), never italic (*…* or _…_: Chinese fonts have no true italic), and
 Chinese quotation marks sit directly against the Chinese text around them, whatever
 they hold: 报错里“reserved by PyTorch”的数字, not 报错里 “reserved by PyTorch” 的数字.
+And a dimension is named as PyTorch counts it: `dim=1`, never 第 1 维, which a Chinese reader
+takes for the first (第 0 维 is not ambiguous and stays).
 """
 
 import re
@@ -197,11 +199,30 @@ def unused_terms(docs: Path) -> list[str]:
     written = "\n".join(
         line for where, line in prose_lines(docs) if not where.startswith(f"{glossary}:")
     )
+    # a term that is an API name (`collate_fn`) is written in code spans, which prose leaves out
+    code = "\n".join(
+        p.read_text(encoding="utf-8") for p in chinese_sources(docs) if p != docs / GLOSSARY
+    )
     preferred = {s.term: s.where for s in rejected_synonyms(docs).values()}
     return [
         f"{where}: no Chinese page writes {term}; make the glossary say what the pages write"
         for term, where in preferred.items()
-        if term not in written
+        if (term not in code if term.startswith("`") else term not in written)
+    ]
+
+
+# 第 1 维 reads as the first dimension; PyTorch counts from 0, so `dim=1` is the second
+ZERO_BASED = re.compile(r"第\s*(?P<n>[1-9]\d*)\s*维")
+
+
+def zero_based_dimensions(docs: Path) -> list[str]:
+    """page:line for each 第 N 维 (N ≥ 1) in Chinese prose or code comments: a Chinese reader counts
+    from 1, PyTorch from 0, so the dimension is ambiguous (第 0 维 is not)."""
+    return [
+        f"{where}: write `dim={m['n']}` instead of {m[0]} (PyTorch counts dimensions from 0, "
+        f"a Chinese reader from 1: CONTRIBUTING.zh.md)"
+        for where, line in chinese_text(docs)
+        for m in ZERO_BASED.finditer(line)
     ]
 
 
@@ -405,3 +426,21 @@ def test_a_planted_synonym_is_caught(tmp_path):
             f"(one word per concept: {synonym.where})"
         )
     assert sorted(found) == sorted(expected)
+
+
+def test_chinese_prose_names_dimensions_as_pytorch_counts_them():
+    found = zero_based_dimensions(paths.DOCS)
+    assert not found, "ambiguous 第 N 维 in Chinese text:\n" + "\n".join(found)
+
+
+def test_a_planted_dimension_is_caught(tmp_path):
+    page = plant(tmp_path, (
+        "# 标题\n\n沿第 0 维切分，`dim=1` 是通道。\n\n把通道移到第 1 维。\n\n"
+        "```python\nx = x.sum(1)  # 对第1维求和\n```\n"
+    ))
+    rel = paths.rel(page)
+    suffix = "(PyTorch counts dimensions from 0, a Chinese reader from 1: CONTRIBUTING.zh.md)"
+    assert zero_based_dimensions(tmp_path / "docs") == [
+        f"{rel}:5: write `dim=1` instead of 第 1 维 {suffix}",
+        f"{rel}:8: write `dim=1` instead of 第1维 {suffix}",
+    ]
