@@ -38,8 +38,9 @@ REJECTED = re.compile(r"^\|\s*(?P<term>[^|]+?)\s*<br>\s*不用：(?P<synonyms>[^
 CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
-# an ASCII double quote next to a Chinese character: Chinese prose quotes with “ ”
-ASCII_QUOTE = re.compile(r'[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]"|"[\u3400-\u9fff]')
+# an ASCII double quote next to a Chinese character, or one space away from it (信息里是 "BFloat16"):
+# Chinese prose quotes with “ ”
+ASCII_QUOTE = re.compile(r'[\u3400-\u9fff\u3000-\u303f\uff00-\uffef] ?"|" ?[\u3400-\u9fff]')
 # Markdown syntax whose title must be in ASCII quotes: !!! note "…", ??? tip "…", === "…"
 QUOTED_TITLE = re.compile(r'^\s*(?:[!?]{3}\+?\s+[\w-]+(?:\s+[\w-]+)*|===\+?)\s+"')
 # Chinese characters and full-width punctuation, but not the full-width brackets of a gloss
@@ -281,10 +282,11 @@ def test_chinese_prose_quotes_with_chinese_marks():
 def test_a_planted_ascii_quote_is_caught(tmp_path):
     page = plant(tmp_path, (
         '# 标题\n\n!!! warning "不要用 `.data`"\n\n=== "只用 CPU"\n\n'
-        '这叫"未知词"。\n\n`"引号"` 在代码里可以。\n'
+        '这叫"未知词"。\n\n`"引号"` 在代码里可以。\n\n（信息里是 "BFloat16"）\n'
     ))
     assert ascii_quotes(tmp_path / "docs") == [
-        f"{paths.rel(page)}:7: write “…” instead of \"…\" in Chinese prose"
+        f"{paths.rel(page)}:7: write “…” instead of \"…\" in Chinese prose",
+        f"{paths.rel(page)}:11: write “…” instead of \"…\" in Chinese prose",
     ]
 
 
