@@ -8,10 +8,16 @@ line of the block it starts on, so that a difference is named at its page line.
 ``parity`` compares these; ``without_comments``, the same reduction as plain text
 lines (the same on every Python version), is what ``census.signature`` (twins run
 once, results that stand) keys on: comments never change what a block does.
+
+A script the block writes or runs as text -- a triple-quoted Python string handed to
+``python -c`` or written to a file, a bash here-document that writes a ``.py`` file
+(``cat > x.py <<'PY'``) -- is code too, and its comments are comments: each language
+writes them in its own words, and they are left out and reported like the block's own.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -59,11 +65,45 @@ def without_comments(code: str, language: str) -> tuple:
     return tuple(t.text for t in code_tokens(code, language))
 
 
-def _python_lines(code: str) -> list[str]:
-    cut = {}
+def _script_comments(t: tokenize.TokenInfo) -> list[tuple[int, int, str]]:
+    """(line, column, text) in the block of each comment of the Python script that a
+    triple-quoted string token holds: none for other strings, for a string whose text
+    is not written as it reads (escapes), or for text that is not Python."""
+    if t.type != tokenize.STRING or "\n" not in t.string:
+        return []
+    m = re.match(r"(?i)([rbuf]*)(\"\"\"|''')", t.string)
+    if not m or "b" in m.group(1).lower() or "f" in m.group(1).lower():
+        return []
+    try:
+        value = ast.literal_eval(t.string)
+        inner = list(tokenize.generate_tokens(io.StringIO(value).readline))
+    except (ValueError, SyntaxError, tokenize.TokenError, IndentationError):
+        return []
+    opening = len(m.group(0))
+    if t.string[opening:-3] != value:  # escapes: columns would not match the page
+        return []
+    row, column = t.start
+    return [
+        (row + c.start[0] - 1, c.start[1] + (column + opening if c.start[0] == 1 else 0), c.string)
+        for c in inner
+        if c.type == tokenize.COMMENT
+    ]
+
+
+def _python_comments(code: str) -> list[tuple[int, int, str]]:
+    """(line, column, text) of each comment of a Python block, those of the scripts its
+    strings hold included, in the order of the page."""
+    found = []
     for t in tokenize.generate_tokens(io.StringIO(code).readline):
         if t.type == tokenize.COMMENT:
-            cut[t.start[0]] = t.start[1]
+            found.append((t.start[0], t.start[1], t.string))
+        else:
+            found.extend(_script_comments(t))
+    return found
+
+
+def _python_lines(code: str) -> list[str]:
+    cut = {row: column for row, column, _ in _python_comments(code)}
     # split at \n as tokenize does (splitlines also splits at \x0c, \u2028…, which would
     # put a comment's column on the wrong line)
     lines = (line[:cut[n]] if n in cut else line for n, line in enumerate(code.split("\n"), 1))
@@ -74,9 +114,7 @@ def has_comments(code: str, language: str) -> bool:
     """Does ``code`` hold a comment (one that a translation would put in its own words)?"""
     if language == "python":
         try:
-            return any(
-                t.type == tokenize.COMMENT for t in tokenize.generate_tokens(io.StringIO(code).readline)
-            )
+            return bool(_python_comments(code))
         except (tokenize.TokenError, SyntaxError):
             return "#" in code
     if language in ("bash", "sh"):
@@ -91,11 +129,7 @@ def comment_texts(code: str, language: str) -> list[tuple[int, str]]:
     translation writes (checked like prose, e.g. for the glossary's terms)."""
     if language == "python":
         try:
-            return [
-                (t.start[0], t.string.lstrip("#").strip())
-                for t in tokenize.generate_tokens(io.StringIO(code).readline)
-                if t.type == tokenize.COMMENT
-            ]
+            return [(row, text.lstrip("#").strip()) for row, _, text in _python_comments(code)]
         except (tokenize.TokenError, SyntaxError):
             return []
     if language in ("bash", "sh"):
@@ -116,8 +150,20 @@ def _python_tokens(code: str) -> list[Token]:
         # the column keeps the code's own spacing; a NEWLINE's column is the end of the
         # line's comment, so it has none
         column = None if t.type in (tokenize.NEWLINE, tokenize.ENDMARKER) else t.start[1]
-        found.append(Token((t.type, t.string, column), t.start[0]))
+        found.append(Token((t.type, _without_script_comments(t), column), t.start[0]))
     return found
+
+
+def _without_script_comments(t: tokenize.TokenInfo) -> str:
+    """A string token's text less the comments of the script it holds (and the lines
+    they leave empty); any other token as it is."""
+    inner = _script_comments(t)
+    if not inner:
+        return t.string
+    cut = {row - t.start[0]: column - (t.start[1] if row == t.start[0] else 0) for row, column, _ in inner}
+    lines = t.string.split("\n")
+    kept = [line[:cut[n]].rstrip() if n in cut else line for n, line in enumerate(lines)]
+    return "\n".join(line for n, line in enumerate(kept) if n not in cut or line.strip())
 
 
 HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
@@ -127,13 +173,17 @@ def _bash_lines(code: str) -> list[tuple[int, str]]:
     """(line, text) of each line of a bash block with its comment cut off and trailing
     spaces removed; lines left empty are dropped. A ``#`` starts a comment where it
     starts a word outside quotes (``$#``, ``${#x}`` and ``a#b`` are not comments);
-    here-document bodies are kept as they are."""
-    found, quote, heredoc = [], "", None
+    here-document bodies are kept as they are, but for the comments of a Python
+    script (``cat > x.py <<'PY'``: a delimiter PY or a ``.py`` on its line)."""
+    found, quote, heredoc, python, body = [], "", None, False, []
     for n, line in enumerate(code.splitlines(), 1):
         if heredoc is not None:
             if line.strip() == heredoc:  # (<<- strips leading tabs; strip() is enough here)
-                heredoc = None
-            found.append((n, line))
+                found.extend(_python_body(body) if python else body)
+                heredoc, body = None, []
+                found.append((n, line))
+            else:
+                body.append((n, line))
             continue
         kept, i, previous = [], 0, " "
         while i < len(line):
@@ -162,6 +212,19 @@ def _bash_lines(code: str) -> list[tuple[int, str]]:
             m = HEREDOC.search(text)
             if m:
                 heredoc = m.group(2)
+                python = heredoc == "PY" or ".py" in text
         if text.strip() or quote:
             found.append((n, text))
+    found.extend(body)  # a here-document left open: as written
     return found
+
+
+def _python_body(body: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A here-document's Python lines with their comments cut off (lines left empty
+    dropped); as written if they are not Python."""
+    try:
+        cut = {row: column for row, column, _ in _python_comments("\n".join(line for _, line in body) + "\n")}
+    except (tokenize.TokenError, SyntaxError):
+        return body
+    kept = [(n, line[:cut[i]].rstrip() if i in cut else line) for i, (n, line) in enumerate(body, 1)]
+    return [(n, line) for i, (n, line) in enumerate(kept, 1) if i not in cut or line.strip()]

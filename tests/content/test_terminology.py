@@ -19,6 +19,8 @@ The same prose lines are checked for two typographic rules: emphasis in Chinese 
 bold (**…**), never italic (*…* or _…_: Chinese fonts have no true italic), and
 Chinese quotation marks sit directly against the Chinese text around them, whatever
 they hold: 报错里“reserved by PyTorch”的数字, not 报错里 “reserved by PyTorch” 的数字.
+And a dimension is named as PyTorch counts it: `dim=1`, never 第 1 维, which a Chinese reader
+takes for the first (第 0 维 is not ambiguous and stays).
 """
 
 import re
@@ -36,8 +38,9 @@ REJECTED = re.compile(r"^\|\s*(?P<term>[^|]+?)\s*<br>\s*不用：(?P<synonyms>[^
 CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
-# an ASCII double quote next to a Chinese character: Chinese prose quotes with “ ”
-ASCII_QUOTE = re.compile(r'[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]"|"[\u3400-\u9fff]')
+# an ASCII double quote next to a Chinese character, or one space away from it (信息里是 "BFloat16"):
+# Chinese prose quotes with “ ”
+ASCII_QUOTE = re.compile(r'[\u3400-\u9fff\u3000-\u303f\uff00-\uffef] ?"|" ?[\u3400-\u9fff]')
 # Markdown syntax whose title must be in ASCII quotes: !!! note "…", ??? tip "…", === "…"
 QUOTED_TITLE = re.compile(r'^\s*(?:[!?]{3}\+?\s+[\w-]+(?:\s+[\w-]+)*|===\+?)\s+"')
 # Chinese characters and full-width punctuation, but not the full-width brackets of a gloss
@@ -197,11 +200,30 @@ def unused_terms(docs: Path) -> list[str]:
     written = "\n".join(
         line for where, line in prose_lines(docs) if not where.startswith(f"{glossary}:")
     )
+    # a term that is an API name (`collate_fn`) is written in code spans, which prose leaves out
+    code = "\n".join(
+        p.read_text(encoding="utf-8") for p in chinese_sources(docs) if p != docs / GLOSSARY
+    )
     preferred = {s.term: s.where for s in rejected_synonyms(docs).values()}
     return [
         f"{where}: no Chinese page writes {term}; make the glossary say what the pages write"
         for term, where in preferred.items()
-        if term not in written
+        if (term not in code if term.startswith("`") else term not in written)
+    ]
+
+
+# 第 1 维 reads as the first dimension; PyTorch counts from 0, so `dim=1` is the second
+ZERO_BASED = re.compile(r"第\s*(?P<n>[1-9]\d*)\s*维")
+
+
+def zero_based_dimensions(docs: Path) -> list[str]:
+    """page:line for each 第 N 维 (N ≥ 1) in Chinese prose or code comments: a Chinese reader counts
+    from 1, PyTorch from 0, so the dimension is ambiguous (第 0 维 is not)."""
+    return [
+        f"{where}: write `dim={m['n']}` instead of {m[0]} (PyTorch counts dimensions from 0, "
+        f"a Chinese reader from 1: CONTRIBUTING.zh.md)"
+        for where, line in chinese_text(docs)
+        for m in ZERO_BASED.finditer(line)
     ]
 
 
@@ -260,10 +282,11 @@ def test_chinese_prose_quotes_with_chinese_marks():
 def test_a_planted_ascii_quote_is_caught(tmp_path):
     page = plant(tmp_path, (
         '# 标题\n\n!!! warning "不要用 `.data`"\n\n=== "只用 CPU"\n\n'
-        '这叫"未知词"。\n\n`"引号"` 在代码里可以。\n'
+        '这叫"未知词"。\n\n`"引号"` 在代码里可以。\n\n（信息里是 "BFloat16"）\n'
     ))
     assert ascii_quotes(tmp_path / "docs") == [
-        f"{paths.rel(page)}:7: write “…” instead of \"…\" in Chinese prose"
+        f"{paths.rel(page)}:7: write “…” instead of \"…\" in Chinese prose",
+        f"{paths.rel(page)}:11: write “…” instead of \"…\" in Chinese prose",
     ]
 
 
@@ -405,3 +428,21 @@ def test_a_planted_synonym_is_caught(tmp_path):
             f"(one word per concept: {synonym.where})"
         )
     assert sorted(found) == sorted(expected)
+
+
+def test_chinese_prose_names_dimensions_as_pytorch_counts_them():
+    found = zero_based_dimensions(paths.DOCS)
+    assert not found, "ambiguous 第 N 维 in Chinese text:\n" + "\n".join(found)
+
+
+def test_a_planted_dimension_is_caught(tmp_path):
+    page = plant(tmp_path, (
+        "# 标题\n\n沿第 0 维切分，`dim=1` 是通道。\n\n把通道移到第 1 维。\n\n"
+        "```python\nx = x.sum(1)  # 对第1维求和\n```\n"
+    ))
+    rel = paths.rel(page)
+    suffix = "(PyTorch counts dimensions from 0, a Chinese reader from 1: CONTRIBUTING.zh.md)"
+    assert zero_based_dimensions(tmp_path / "docs") == [
+        f"{rel}:5: write `dim=1` instead of 第 1 维 {suffix}",
+        f"{rel}:8: write `dim=1` instead of 第1维 {suffix}",
+    ]

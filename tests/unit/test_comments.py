@@ -186,3 +186,21 @@ def test_a_blocks_hash_covers_the_snippet_files_it_runs():
     code = f'subprocess.run([sys.executable, "{name}"])  # x\nprint("docs/{name}")\n'
     assert census.snippets_run(code) == [(name, digest)]  # docs/snippets/… is not a snippet path
     assert census.snippets_run("python snippets/no-such-file.py") == []
+
+
+def test_the_comments_of_a_script_held_as_text_are_comments():
+    """A child script in a triple-quoted string, or written by a here-document to a .py
+    file, comments in each language's words: parity and the block's hash leave those
+    comments out, and comment_texts names them at their page line."""
+    en = 'child = """\nimport torch  # too late\n# a whole line\nprint(1)\n"""\nx = "# kept"\n'
+    zh = 'child = """\nimport torch  # 太晚了\nprint(1)\n"""\nx = "# kept"\n'
+    assert comments.without_comments(en, "python") == comments.without_comments(zh, "python")
+    assert [t.text for t in comments.code_tokens(en, "python")] == [t.text for t in comments.code_tokens(zh, "python")]
+    assert comments.comment_texts(zh, "python") == [(2, "太晚了")]
+    # the script's code still counts, and an escaped string is compared as written
+    assert comments.without_comments(en.replace("print(1)", "print(2)"), "python") != comments.without_comments(en, "python")
+    assert comments.comment_texts('s = """\\\\n# not read\n"""\n', "python") == []
+    bash_en = "cat > a.py <<'PY'\nx = 1  # one\nPY\ncat <<'EOF'\n# kept\nEOF\n"
+    bash_zh = "cat > a.py <<'PY'\nx = 1  # 一\nPY\ncat <<'EOF'\n# kept\nEOF\n"
+    assert comments.code_tokens(bash_en, "bash") == comments.code_tokens(bash_zh, "bash")
+    assert comments.comment_texts(bash_zh, "bash") == [(2, "一")]
