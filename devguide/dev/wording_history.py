@@ -43,8 +43,8 @@ from __future__ import annotations
 import difflib
 import gzip
 import html
-import itertools
 import io
+import itertools
 import json
 import re
 import sys
@@ -160,7 +160,7 @@ class Release:
                     for k in range(i, i + n):
                         covered[k] = True
         counted = hit = 0
-        for gap, run in itertools.groupby(zip(covered, wording), key=lambda c: c[0]):
+        for gap, run in itertools.groupby(zip(covered, wording, strict=True), key=lambda c: c[0]):
             text = "".join(ch for _, ch in run)
             letters = sum(ch.isalpha() for ch in text)
             if gap:
