@@ -58,8 +58,23 @@ from devguide import paths
 
 # The newest patch release of each minor release, 1.13 to the newest on PyPI (2026-12-06).
 RELEASES = [
-    "1.13.1", "2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0", "2.7.1",
-    "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0",
+    "1.13.1",
+    "2.0.1",
+    "2.1.2",
+    "2.2.2",
+    "2.3.1",
+    "2.4.1",
+    "2.5.1",
+    "2.6.0",
+    "2.7.1",
+    "2.8.0",
+    "2.9.1",
+    "2.10.0",
+    "2.11.0",
+    "2.12.1",
+    "2.13.0",
+    "2.14.1",
+    "2.15.0",
 ]
 CACHE = paths.REPO / "build" / "wording-history"
 RECORD = paths.REPO / "devguide" / "mkdocs_plugin" / "hooks" / "wording_history.json"
@@ -69,13 +84,19 @@ PYPI = "https://pypi.org/pypi/torch/json"
 COVERED = 0.8  # share of a wording's letters the release's pieces must cover
 LONGEST = 16  # the longest covering piece at least this long
 PIECE = 4  # shortest piece kept; pieces are indexed by their first PIECE characters
-COVERING = 8  # shortest piece that covers inside a wording (shorter ones are too common)
+COVERING = (
+    8  # shortest piece that covers inside a wording (shorter ones are too common)
+)
 VALUE = 40  # longest uncovered run without a space that counts as a value
 
 # the exception class a heading starts with, which no message string holds
-PREFIX = re.compile(r"^(?:[\w.]+(?:Error|Exception|Warning|Interrupt)|Warning|Error)(?:\s*\([^)]*\))?:\s*")
+PREFIX = re.compile(
+    r"^(?:[\w.]+(?:Error|Exception|Warning|Interrupt)|Warning|Error)(?:\s*\([^)]*\))?:\s*"
+)
 # a quoted literal in a Python line, and the placeholders inside one
-PY_STRING = re.compile(r"""(?:[rbfuRBFU]{0,2})("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+PY_STRING = re.compile(
+    r"""(?:[rbfuRBFU]{0,2})("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+)
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[sdrfixg]|\\n")
 PRINTABLE = re.compile(rb"[\x20-\x7e]{%d,}" % PIECE)
 
@@ -83,9 +104,17 @@ PRINTABLE = re.compile(rb"[\x20-\x7e]{%d,}" % PIECE)
 def _wheel_url(version: str) -> str:
     with urllib.request.urlopen(PYPI, timeout=60) as r:
         files = json.load(r)["releases"].get(version, [])
-    wheels = [f for f in files if f["filename"].endswith(".whl") and "macosx" in f["filename"] and "arm64" in f["filename"]]
+    wheels = [
+        f
+        for f in files
+        if f["filename"].endswith(".whl")
+        and "macosx" in f["filename"]
+        and "arm64" in f["filename"]
+    ]
     if not wheels:
-        raise SystemExit(f"wording-history: PyPI serves no macOS arm64 wheel of torch {version}")
+        raise SystemExit(
+            f"wording-history: PyPI serves no macOS arm64 wheel of torch {version}"
+        )
     # the registry may answer with addresses relative to the JSON's own
     return urllib.parse.urljoin(PYPI, min(wheels, key=lambda f: f["size"])["url"])
 
@@ -114,7 +143,10 @@ def strings(version: str, offline: bool = False) -> set[str] | None:
     if offline:
         return None
     url = _wheel_url(version)
-    print(f"wording-history: downloading torch {version} ({url.rsplit('/', 1)[-1]})", file=sys.stderr)
+    print(
+        f"wording-history: downloading torch {version} ({url.rsplit('/', 1)[-1]})",
+        file=sys.stderr,
+    )
     with urllib.request.urlopen(url, timeout=600) as r:
         wheel = zipfile.ZipFile(io.BytesIO(r.read()))
     found: set[str] = set()
@@ -160,7 +192,9 @@ class Release:
                     for k in range(i, i + n):
                         covered[k] = True
         counted = hit = 0
-        for gap, run in itertools.groupby(zip(covered, wording, strict=True), key=lambda c: c[0]):
+        for gap, run in itertools.groupby(
+            zip(covered, wording, strict=True), key=lambda c: c[0]
+        ):
             text = "".join(ch for _, ch in run)
             letters = sum(ch.isalpha() for ch in text)
             if gap:
@@ -180,7 +214,11 @@ class Release:
         if not words:
             return None
         rare = sorted(set(words), key=len, reverse=True)[:3]
-        pool = [p for p in self.all if len(p) >= LONGEST and sum(w in p for w in rare) >= min(2, len(rare))]
+        pool = [
+            p
+            for p in self.all
+            if len(p) >= LONGEST and sum(w in p for w in rare) >= min(2, len(rare))
+        ]
         best = difflib.get_close_matches(wording, pool, n=1, cutoff=0.6)
         return best[0] if best else None
 
@@ -216,7 +254,11 @@ def wordings(pages: Path = PAGES) -> list[Wording]:
                     entry = None
                 continue
             level, text, anchor = m.groups()
-            text = html.unescape(re.sub(r"\\([\\`*_{}\[\]()#+.!<>-])", r"\1", text)).replace("`", "").strip()
+            text = (
+                html.unescape(re.sub(r"\\([\\`*_{}\[\]()#+.!<>-])", r"\1", text))
+                .replace("`", "")
+                .strip()
+            )
             text = PREFIX.sub("", text)
             if level == "##":
                 entry = anchor
@@ -244,12 +286,24 @@ def build(offline: bool = False) -> dict:
         if found is not None:
             releases.append(Release.of(v, found))
     if not releases:
-        raise SystemExit(f"wording-history: no release cached in {CACHE} (run it once without --offline)")
-    record: dict = {"releases": [r.version for r in releases], "wordings": {}, "candidates": {}}
+        raise SystemExit(
+            f"wording-history: no release cached in {CACHE} (run it once without --offline)"
+        )
+    record: dict = {
+        "releases": [r.version for r in releases],
+        "wordings": {},
+        "candidates": {},
+    }
     by_entry: dict[str, list[Wording]] = {}
     for w in wordings():
         found = [r.version for r in releases if r.prints(w.text)]
-        record["wordings"][w.anchor] = {"page": w.page, "entry": w.entry, "text": w.text, "title": w.title, "releases": found}
+        record["wordings"][w.anchor] = {
+            "page": w.page,
+            "entry": w.entry,
+            "text": w.text,
+            "title": w.title,
+            "releases": found,
+        }
         by_entry.setdefault(w.entry, []).append(w)
     for entry, ws in by_entry.items():
         title = ws[0]
@@ -261,14 +315,19 @@ def build(offline: bool = False) -> dict:
                 continue
             near = r.closest(title.text)
             if near and not any(near in w.text or w.text in near for w in ws):
-                record["candidates"].setdefault(entry, {}).setdefault(near, []).append(r.version)
+                record["candidates"].setdefault(entry, {}).setdefault(near, []).append(
+                    r.version
+                )
     return record
 
 
 def main(argv: list[str] | None = None) -> int:
     offline = "--offline" in (argv if argv is not None else sys.argv[1:])
     record = build(offline=offline)
-    RECORD.write_text(json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    RECORD.write_text(
+        json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+        encoding="utf-8",
+    )
     found = sum(1 for w in record["wordings"].values() if w["releases"])
     print(
         f"wording-history: {len(record['wordings'])} wordings on the English error pages, {found} found in the "
