@@ -133,7 +133,8 @@ def run_download(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Co
 def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.CompletedProcess:
     script = (site / rel).read_text(encoding="utf-8")
     header = header_of(script)
-    folder = work / Path(rel).stem
+    # one folder per served file: the two languages' downloads share their file name
+    folder = work / rel.removesuffix(".py").replace("/", "__")
     folder.mkdir(parents=True)
     (folder / Path(rel).name).write_text(script, encoding="utf-8")  # and nothing else: it runs alone
     packages = tuple(sorted(PIP_INSTALL.search(header).group(1).split())) if PIP_INSTALL.search(header) else ()

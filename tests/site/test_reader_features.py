@@ -95,6 +95,11 @@ def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
         assert button["download"] == downloads.download_name(source, ".py")
         cells = downloads.split_cells(target.read_text(encoding="utf-8"))
         blocks = page_blocks(source)
+        # the file ends by saying it ran to its end: a line after the last cell's block
+        done = f"print({downloads.TEXT[downloads.page_language(source)]['done'].format(n=len(blocks))!r})"
+        head, body = cells[-1]
+        assert body.rstrip("\n").endswith(done), head
+        cells[-1] = (head, body.rstrip("\n").removesuffix(done).rstrip("\n") + "\n")
         assert [head.split()[2] for head, _ in cells] == [b.where for b in blocks]
         for (head, body), block in zip(cells, blocks, strict=True):
             marks = block.mark_names

@@ -373,13 +373,13 @@ RUNS_TEXT = {
         "report_both": "CPU 的结果每个 torch 版本一列：{pinned} 来自 `make test`，{others} 来自 `make test-torch`（`build/validation-torch-<版本>.json`）。",
         "report_one": "CPU 的结果只有 torch {pinned} 一列（来自 `make test`）；最新发布的 {newest} 在这次构建里没有记录到运行结果，`make test-torch` 运行之后才会多出它的一列。",
         "install_both": "本站的每个示例都在 torch **{pinned}** 上验证，并在最新发布的 **{newest}** 上再验证一遍（[验证报告](../validation.md)里各有一列）；{short} 打印的内容不一样的地方，页面上两个版本的输出都会给出。",
-        "install_one": "本站的每个示例都在 torch **{pinned}** 上验证。最新发布的 **{newest}** 在这次构建里没有记录到运行结果（[验证报告](../validation.md)只有 {pinned} 一列），页面上标明 {short} 的输出这次没有核对。",
+        "install_one": "本站的每个示例都在 torch **{pinned}** 上验证。最新发布的 **{newest}** 目前没有记录到运行结果（[验证报告](../validation.md)只有 {pinned} 一列），所以页面上标明是 {short} 的输出还没有核对过。",
     },
     "en": {
         "report_both": "The CPU results have a column per torch version: {pinned} from `make test`, {others} from `make test-torch` (`build/validation-torch-<version>.json`).",
         "report_one": "The CPU results have one column, torch {pinned} (from `make test`): no run on the newest release, {newest}, is recorded in this build; `make test-torch` adds its column.",
         "install_both": "Every example on this site is validated with torch **{pinned}**, and again with the newest release, **{newest}** (the [validation report](../validation.md) has a column for each); where {short} prints something else, the page shows both outputs.",
-        "install_one": "Every example on this site is validated with torch **{pinned}**. No run on the newest release, **{newest}**, is recorded in this build (the [validation report](../validation.md) has the {pinned} column only), so the outputs a page marks as {short}'s were not checked by it.",
+        "install_one": "Every example on this site is validated with torch **{pinned}**. No run on the newest release, **{newest}**, is on record (the [validation report](../validation.md) has the {pinned} column only), so the outputs a page marks as {short}'s are not checked yet.",
     },
 }
 
