@@ -90,7 +90,7 @@ STATUS_MARKS = re.compile(r"[✓✗○]")
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_status_line_claims_only_what_ran(page, server, lang):
     """A ✓ stands before a part only when every block of its kind passed: the CUDA part
-    reads "ran on a GPU (torch v): k of n" and has no ✓ while k < n; the GPU run's torch
+    reads "CUDA: k of n ran on a GPU (torch v)" and has no ✓ while k < n; the GPU run's torch
     is on the line itself (review 2026-12-06, problem 4), the GPU in the part's tooltip."""
     page.goto(url(server, lang, "devices/moving/"))
     parts = page.locator(".validation-line .vr-part").evaluate_all(
@@ -99,12 +99,9 @@ def test_the_status_line_claims_only_what_ran(page, server, lang):
     assert 1 <= text.count("torch ") <= 2, text
     gpu = [p for p in parts if ("GPU" in p["text"])]
     assert len(gpu) == 1, parts
-    found = re.search(r"ran on a GPU \(torch [\d.]+\): (\d+) of (\d+)" if lang == "en" else r"在 GPU 上运行过（torch [\d.]+）：(?:(\d+) 个 CUDA 示例中的 (\d+) 个|全部 (\d+) 个)", gpu[0]["text"])
+    found = re.search(r"CUDA: (\d+) of (\d+) ran on a GPU \(torch [\d.]+\)" if lang == "en" else r"GPU 上运行过 (\d+)/(\d+) 个 CUDA 示例（torch [\d.]+）", gpu[0]["text"])
     assert found, gpu[0]
-    if lang == "en":
-        k, n = map(int, found.groups())
-    else:
-        n, k = (int(found.group(1)), int(found.group(2))) if found.group(1) else (int(found.group(3)),) * 2
+    k, n = map(int, found.groups())
     assert gpu[0]["text"].startswith("✓") == (k == n), gpu[0]
     if k:
         assert "torch" in gpu[0]["title"] and "torch" in gpu[0]["text"], gpu[0]

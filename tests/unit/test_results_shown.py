@@ -98,14 +98,14 @@ def line(lang, cpu_status, gpu_status=None):
 def test_the_line_says_what_ran_and_never_passed_and_failed_at_once():
     text, n, cuda = line("en", lambda i: "passed", lambda i: "passed")
     assert text == (f"✓ {n} example{'s' * (n != 1)} passed on CPU (torch 2.13.0) · "
-                    f"✓ ran on a GPU (torch 2.11.0): {cuda} of {cuda} CUDA examples")
+                    f"✓ CUDA: {cuda} of {cuda} ran on a GPU (torch 2.11.0)")
     text, n, cuda = line("en", lambda i: "failed" if i == 0 else "passed", lambda i: None)
     assert text.startswith(f"✗ 1 of {n} examples failed on CPU") and "✓" not in text.split("·")[0]
-    assert text.endswith(f"○ ran on a GPU: 0 of {cuda} CUDA examples")
+    assert text.endswith(f"○ CUDA: 0 of {cuda} ran on a GPU")
     text, n, cuda = line("zh", lambda i: "passed", lambda i: "passed" if i else None)
-    assert text.endswith(f"○ 在 GPU 上运行过（torch 2.11.0）：{cuda} 个 CUDA 示例中的 {cuda - 1} 个")
+    assert text.endswith(f"○ GPU 上运行过 {cuda - 1}/{cuda} 个 CUDA 示例（torch 2.11.0）")
     text, n, cuda = line("zh", lambda i: "passed", lambda i: "passed")
-    assert text.endswith(f"✓ 在 GPU 上运行过（torch 2.11.0）：全部 {cuda} 个 CUDA 示例")
+    assert text.endswith(f"✓ GPU 上运行过 {cuda}/{cuda} 个 CUDA 示例（torch 2.11.0）")
 
 
 def test_the_line_is_short_and_claims_no_more_than_ran():

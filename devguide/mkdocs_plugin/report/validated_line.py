@@ -86,7 +86,7 @@ def cpu_parts(lang: str, st: PageStatus, cpu: Run | None) -> list[str]:
 
 
 def accelerator_parts(lang: str, st: PageStatus, gpu: Run | None) -> list[str]:
-    """The CUDA blocks: "ran on a GPU (torch v): k of n", ✓ only when k = n; the
+    """The CUDA blocks: "CUDA: k of n ran on a GPU (torch v)", ✓ only when k = n; the
     torch the GPU run used (a GPU machine's own build, often another version) on the
     line, which GPU in the tooltip."""
     t = TEXT[lang]
