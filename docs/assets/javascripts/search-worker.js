@@ -816,6 +816,8 @@
   // What a message looks like: an exception's name, "error"/"warning", a
   // CUDA/NCCL status, or the Chinese words for an error
   var MESSAGE = /[a-z](?:Error|Exception|Warning)\b|\b(?:error|errors|exception|warning|failed|traceback|cuda\w*Error\w*)\b|报错|错误|异常/i;
+  // A line that begins with an exception's or a warning's name and a colon
+  var STARTS_AS_MESSAGE = /^\s*(?:[\w.]*(?:Error|Exception|Warning)|warning|error)\s*:/i;
   // or a long line in English with no question mark: a log line
   var PASTE_LENGTH = 100;
 
@@ -839,7 +841,12 @@
     BOILERPLATE.source,
     "terminate called after throwing an instance of '[^']*'",
     "what\\(\\):",
-    "\\b\\w+(?:\\.\\w+){2,}\\b"
+    "\\b\\w+(?:\\.\\w+){2,}\\b",
+    // a C++ stack frame, file paths and addresses: the same frames and conda build
+    // paths are in many quoted tracebacks
+    "frame #\\d+:[^\\n]*",
+    PATH.source,
+    HEX.source
   ].join("|"), "gi");
   var GENERIC = new Set();  // words in many messages (search_families.json, at SETUP)
 
@@ -877,8 +884,11 @@
   // reference page the ranking put first.
   function familyItem(raw, language, fallback) {
     var family = null;
-    for (var i = 0; i < FAMILIES.length && !family; i++) if (FAMILIES[i].shape.test(raw)) family = FAMILIES[i];
-    if (!family && fallback && !FAMILIES.some(function (f) { return f.shape.test(raw); })) family = fallback;
+    // the lines torch adds to every CUDA error name no family ("…to enable device-side
+    // assertions" is not a device-side assertion)
+    var own = raw.replace(BOILERPLATE, " ");
+    for (var i = 0; i < FAMILIES.length && !family; i++) if (FAMILIES[i].shape.test(own)) family = FAMILIES[i];
+    if (!family && fallback && !FAMILIES.some(function (f) { return f.shape.test(own); })) family = fallback;
     if (!family || documented(raw)) return null;
     var prefix = language === "zh" ? "" : language + "/";
     var url = new URL(prefix + family.page, "https://x.invalid/");
@@ -940,9 +950,14 @@
       ranked.push({ page: page, score: hub * score * (1 + PAGE_TITLE_BOOST * named / all), sections: list });
     });
     ranked.sort(function (x, y) { return y.score - x.score; });
-    if (message && !family && ranked.length) {  // no shape: the first error reference page, if it is one
-      var first = docs[ranked[0].page];
-      if (ERRORS.test(first.location)) {
+    if (message && !family && ranked.length) {  // no shape: the first error reference page, if it is one,
+      // or, for a line that starts as a message does ("Warning: …", "ValueError: …"), the error
+      // reference page ranked highest (a topic page may rank above it: a warning's words are
+      // often in the page's advice); a question that names an error keeps its topic page
+      var firstError = STARTS_AS_MESSAGE.test(raw) ?
+        ranked.filter(function (r) { return ERRORS.test(docs[r.page].location); })[0] : ranked[0];
+      var first = firstError && docs[firstError.page];
+      if (first && ERRORS.test(first.location) && firstError.score >= ranked[0].score * 0.15) {
         family = familyItem(asPasted, language(), {
           page: first.location.replace(/^en\//, "").split("#")[0],
           name: first.title.replace(/<[^>]*>/g, "")
