@@ -23,6 +23,7 @@ def test_home_page_renders(page, server, path, lang, title):
     page.goto(server + path)
     assert page.locator("html").get_attribute("lang") == lang
     assert page.locator("article h1").inner_text().rstrip("¶").strip() == title
+    assert page.title() == title  # the English home was "Home - PyTorch Device Guide" (review 2026-12-06, 16)
     (ARTIFACTS / "screenshots").mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "screenshots" / f"home-{lang.split('-')[0]}.png"), full_page=True)
 
@@ -180,6 +181,72 @@ def test_the_report_fits_the_screen(page, server, width):
         assert not wide, f"{lang} report at {width} px scrolls sideways: {wide}"
         row = page.locator("tr#page-devices-moving")
         assert row.is_visible() and "✓" in row.inner_text()
+
+
+def test_a_row_of_the_report_opens_under_its_column_names(page, server):
+    """Review 2026-12-06, problem 13: a page's line opens its row of the report; on a
+    desktop the column names stay in view above it (sticky under the site's header);
+    the intro is two sentences, the mechanics folded away."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    for lang in paths.LANGUAGES:
+        page.goto(server + "/" + paths.url_prefix(lang) + "validation/#page-devices-moving")
+        page.wait_for_timeout(300)
+        box = page.evaluate("""() => {
+            const row = document.getElementById('page-devices-moving').getBoundingClientRect();
+            const head = document.querySelector('.validation-table thead th:nth-child(2)').getBoundingClientRect();
+            const bar = document.querySelector('.md-header').getBoundingClientRect();
+            const intro = document.querySelector('article details');
+            return {row: row.top, headTop: head.top, headBottom: head.bottom, bar: bar.bottom,
+                    folded: !!intro && !intro.open, paragraphs: document.querySelectorAll('article > p').length};
+        }""")
+        assert box["headTop"] >= box["bar"] - 1 and box["headBottom"] <= box["row"] + 1, f"{lang}: {box}"
+        assert box["row"] < 900 and box["folded"], f"{lang}: {box}"
+
+
+def test_the_glossary_is_a_list_of_cards_on_a_phone(page, server):
+    """Review 2026-12-06, problem 17: on a phone the glossary's table scrolled sideways and
+    cut its fourth column with no hint; each row is now a card, each cell led by its column's name."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    for lang in paths.LANGUAGES:
+        page.goto(server + "/" + paths.url_prefix(lang) + "reference/glossary/")
+        found = page.evaluate("""() => {
+            const td = document.querySelector('table.glossary-table td:nth-child(4)');
+            const wide = [document.documentElement, ...document.querySelectorAll('article table, .md-typeset__scrollwrap')]
+                .filter(e => e.scrollWidth > e.clientWidth + 1).length;
+            return {label: getComputedStyle(td, '::before').content, right: td.getBoundingClientRect().right, wide};
+        }""")
+        assert found["wide"] == 0 and found["right"] <= 390 and found["label"].startswith('"'), f"{lang}: {found}"
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server + "/en/reference/glossary/")
+    width = page.evaluate("() => document.querySelector('table.glossary-table td:nth-child(3)').getBoundingClientRect().width")
+    assert width >= 14 * 0.64 * 16, width  # 14em at the table's 0.64rem
+
+
+def test_the_search_shows_the_focused_result_and_escape_gives_the_focus_back(page, server):
+    """Review 2026-12-06, problem 18: the result the arrow keys reach has an outline (it
+    had only a 10 % tint); Escape closes the search and the focus goes back to what
+    had it (it fell to <body>, and Tab started again at the top of the page)."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server + "/en/devices/moving/")
+    page.locator("article a.headerlink").nth(1).focus()
+    before = page.evaluate("() => { window.__before = document.activeElement; return window.__before.getAttribute('href'); }")
+    page.keyboard.press("/")
+    page.wait_for_function("() => typeof window.devguideSearchPaste === 'function'")
+    page.keyboard.type("pin_memory")
+    page.wait_for_selector(".md-search-result__link", timeout=20_000)
+    page.keyboard.press("ArrowDown")
+    style = page.evaluate("""() => { const a = document.activeElement;
+        return a.matches('.md-search-result__link') && getComputedStyle(a).outlineStyle; }""")
+    assert style == "solid", style
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => document.activeElement !== document.body && !document.activeElement.closest('.md-search')")
+    assert page.evaluate("() => document.activeElement === window.__before"), before
+    # opened with no focus before it ("/" from the page): the focus goes to the page's title
+    page.goto(server + "/en/devices/moving/")
+    page.keyboard.press("/")
+    page.wait_for_function("() => typeof window.devguideSearchPaste === 'function'")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => document.activeElement.tagName === 'H1'")
 
 
 def test_outputs_wrap_code_scrolls_and_titles_are_bold(page, server):

@@ -285,6 +285,67 @@ def test_a_pasted_traceback_is_read_for_its_error_and_finds_the_entry(fresh_sear
         f"{lang}: the first result does not open the entry #{ANSWER[1]} or a part of it: {first}")
 
 
+ASSERT_TRACEBACK = """../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.
+../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.
+Traceback (most recent call last):
+  File "/home/alice/proj/train.py", line 40, in <module>
+    loss = criterion(model(x), y)
+RuntimeError: CUDA error: device-side assert triggered
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+"""
+
+
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_a_paste_made_before_the_box_script_loads_is_read_and_searched(browser, server, lang):
+    """Review 2026-12-06, problem 14: search-box.js loads when the reader goes for the box;
+    a paste made at once (press "/", paste) came before it, was not cleaned and started
+    no search. The page's loader holds it for the script. The kernel's "Assertion `…`
+    failed" line, the one that says what went wrong, is kept once and read first."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.add_init_script(searchbench.HOOK)
+        page.goto(searchbench.root_url(server, lang))
+        loaded = page.evaluate("""text => {
+          const box = document.querySelector("input.md-search__input");
+          box.focus();
+          const loaded = typeof window.devguideSearchPaste;
+          const clipboard = new DataTransfer();
+          clipboard.setData("text/plain", text);
+          box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true }));
+          return loaded;
+        }""", ASSERT_TRACEBACK)
+        assert loaded == "undefined", "search-box.js had loaded before the paste: the test proves nothing"
+        page.wait_for_function("() => document.querySelector('input.md-search__input').value !== ''", timeout=10_000)
+        value = page.locator("input.md-search__input").input_value()
+        assert value.startswith("Assertion `t >= 0 && t < n_classes` failed. RuntimeError: CUDA error: device-side assert"), value
+        assert value.count("Assertion") == 1 and "thread" not in value and "Loss.cu" not in value, value
+        items = _results(page, searchbench.root_url(server, lang))
+        assert items and items[0], f"{lang}: the held paste was not searched"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_a_result_card_shows_its_own_sections_text_under_its_title(search_page, server, lang):
+    """Review 2026-12-06, problem 10: a card's title is the best section of its page and
+    Material showed no text of that section, the next section's title and text under it;
+    the card read as one section's title over another's excerpt. The title's own text
+    (with the query's words marked) is now under it."""
+    page = search_page(lang)
+    query = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"
+    page.evaluate(searchbench.RUN, [query])
+    cards = page.evaluate("""() => Array.from(document.querySelectorAll('.md-search-result__item')).map(li => {
+        const h1 = li.querySelector('article h1'), own = h1 && h1.querySelector('.devguide-teaser');
+        return {sections: li.querySelectorAll('a.md-search-result__link').length,
+                own: own ? own.textContent.trim() : null, link: li.querySelector('a').href};
+    })""")
+    grouped = [c for c in cards if c["sections"] > 1 and "#" in c["link"]]
+    assert grouped, f"{lang}: no card groups several sections: {cards}"
+    for card in grouped:
+        assert card["own"], f"{lang}: the card {card['link']} shows no text of its own section under its title"
+
+
 def _entry_ids(page, url):
     """The ids of the entry ANSWER (its heading and the headings under it) on the built page."""
     html = page.request.get(url).text()

@@ -290,7 +290,8 @@ def test_reader_details_of_the_review(built_site, lang):
     """Review 2026-12-06: social-preview metadata with no image to fetch (problem 16),
     the footer in the page's language (16), no invisible per-line code anchors (8),
     the validation line left out of the search index (10), error entries' headings
-    set as error entries (12)."""
+    set as error entries (12), each home page's title (16), the glossary's tables and
+    intro (17)."""
     prefix = paths.url_prefix(lang)
     home = (built_site / prefix / "index.html").read_text(encoding="utf-8")
     for prop in ("og:title", "og:description", "og:site_name"):
@@ -305,3 +306,14 @@ def test_reader_details_of_the_review(built_site, lang):
                 if "passed on CPU" in d["text"] or "在 CPU 上通过" in d["text"]], "the validation line is indexed"
     errors = (built_site / prefix / "reference" / "errors" / "cuda-runtime" / "index.html").read_text(encoding="utf-8")
     assert '<h2 class="error-entry" id="device-side-assert"' in errors
+    # each language's home page is titled with the site's name (16), not "Home - PyTorch Device Guide"
+    name = {"zh": "PyTorch 设备指南", "en": "PyTorch Device Guide"}[lang]
+    assert re.search(r"<title>([^<]*)</title>", home).group(1).strip() == name
+    assert f'<meta property="og:title" content="{name}">' in home
+    # the glossary's tables: each cell names its column, for the phone's cards (17);
+    # its intro is for readers: the contributors' rules are in CONTRIBUTING (17)
+    glossary = (built_site / prefix / "reference" / "glossary" / "index.html").read_text(encoding="utf-8")
+    tables = re.findall(r"<table[^>]*>", glossary)
+    assert tables and set(tables) == {'<table class="glossary-table">'}, set(tables)
+    assert 'data-label="API"' in glossary
+    assert "test_terminology" not in glossary and "italic" not in glossary and "斜体" not in glossary

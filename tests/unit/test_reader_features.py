@@ -261,6 +261,70 @@ def test_the_colab_link_opens_the_deployed_notebook_of_this_version():
                    "en/getting-started/getting-started-device-tour.ipynb")
 
 
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_a_downloaded_notebook_says_which_torch_printed_its_outputs(lang):
+    """Review 2026-12-06, problem 20: the .ipynb (opened in Jupyter or Colab) names the
+    torch that printed its outputs, in its metadata and in a first cell in the page's
+    language; the code cells are the notebook's own, unchanged."""
+    import json
+
+    import jupytext
+
+    from devguide.mkdocs_plugin.reader.notebook_downloads import notebook_files
+
+    tour = paths.DOCS / lang / "getting-started" / "device-tour.py"
+    code = [c.source for c in jupytext.read(tour, fmt="py:percent").cells if c.cell_type == "code"]
+    nb = json.loads(notebook_files(tour, [[] for _ in code])[".ipynb"])
+    torch = paths.pinned_torch()
+    assert nb["metadata"]["devguide"] == {"validated_torch": torch}
+    first = "".join(nb["cells"][0]["source"])
+    assert nb["cells"][0]["cell_type"] == "markdown" and f"torch **{torch}**" in first, first
+    assert ("构建站点时" in first) == (lang == "zh"), first
+    assert ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"] == code
+
+
+def _pages_branch(tmp_path, files: dict[str, str]):
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True, text=True)
+
+    git("init", "-q", "-b", "gh-pages")
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "deploy")
+
+
+def test_the_deploy_checks_that_each_colab_link_opens_a_published_notebook(tmp_path):
+    """.ci/colab-links, which .ci/deploy runs for each version before it pushes: every
+    "Open in Colab" link of the version's pages names this branch and version and a
+    notebook the branch holds (review 2026-12-06, problem 20)."""
+    import subprocess
+
+    from devguide.mkdocs_plugin.reader.notebook_downloads import colab_url
+
+    def check(*args):
+        return subprocess.run(["bash", str(paths.REPO / ".ci" / "colab-links"), *args], cwd=tmp_path,
+                              capture_output=True, text=True)
+
+    link = colab_url("https://github.com/o/r", "en/nb/nb.ipynb", "2.13")
+    page = f'<a href="{link}" class="md-content__button reader-colab">Colab</a>'
+    _pages_branch(tmp_path, {"2.13/en/nb/index.html": page, "2.13/en/nb/nb.ipynb": "{}", "2.13/index.html": "home"})
+    done = check("2.13", "gh-pages", "1")
+    assert done.returncode == 0 and "1 Open-in-Colab links" in done.stdout, done.stderr
+    done = check("2.13", "gh-pages", "2")
+    assert done.returncode == 1 and "1 Open-in-Colab links, 2 expected" in done.stderr, done.stderr
+    (tmp_path / "2.13" / "en" / "nb" / "nb.ipynb").unlink()
+    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "x"],
+                   check=True)
+    done = check("2.13", "gh-pages", "1")
+    assert done.returncode == 1 and "2.13/en/nb/nb.ipynb, which is not published" in done.stderr, done.stderr
+    deploy = (paths.REPO / ".ci" / "deploy").read_text(encoding="utf-8")
+    assert 'bash .ci/colab-links "$version"' in deploy
+
+
 def test_the_downloads_list_links_the_offline_copy_only_when_the_build_has_it():
     links = {"zip": "../downloads/x.zip", "print": "print.md", "llms": "llms.txt"}
     with_zip = downloads.downloads_list("en", links, "Print", 12 * 2**20)

@@ -75,10 +75,35 @@ def description(content: str, lang: str) -> str | None:
     return cut[: end + 1].strip() if end > limit // 2 else cut.rstrip() + "…"
 
 
+_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+_ROW = re.compile(r"<tr>.*?</tr>", re.S)
+
+
+def glossary_tables(content: str) -> str:
+    """The glossary's tables get the class ``glossary-table`` and each cell its column's
+    name (``data-label``): the API column is wide enough for an identifier, and on a
+    phone each row is a small card as in the validation report, since a table that
+    scrolls sideways cut its fourth column with no hint (review 2026-12-06, problem 17)."""
+
+    def card(match: re.Match) -> str:
+        body = match.group(1)
+        heads = [html.escape(re.sub(r"<[^>]+>", "", h).strip()) for h in re.findall(r"<th[^>]*>(.*?)</th>", body, re.S)]
+
+        def row(found: re.Match) -> str:
+            names = iter(heads)
+            return re.sub(r"<td(?=[\s>])", lambda _: f'<td data-label="{next(names, "")}"', found.group(0))
+
+        return f'<table class="glossary-table">{_ROW.sub(row, body)}</table>'
+
+    return _TABLE.sub(card, content)
+
+
 @event_priority(-50)  # after the other hooks have added their parts of the page
 def on_page_content(content: str, page, config, files) -> str:
     lang = _lang(page)
     content = label_outputs(content, lang)
+    if page.file.src_uri.endswith("reference/glossary.md"):
+        content = glossary_tables(content)
     if not page.meta.get("description"):
         found = description(content, lang)
         if found:

@@ -58,7 +58,24 @@ def notebook_files(notebook: Path, outputs: list[list[dict]] | None = None) -> d
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = html_anchors(cell.source)
+    # the torch that printed the outputs, for a reader in Jupyter or Colab (the .py
+    # downloads of the pages say it and check it; review 2026-12-06, problem 20)
+    torch = paths.pinned_torch()
+    nb.metadata["devguide"] = {"validated_torch": torch}
+    if outputs is not None:
+        from devguide.mkdocs_plugin.reader.downloads import page_language
+
+        note = VALIDATED_NOTE.get(page_language(notebook), VALIDATED_NOTE["en"]).format(torch=torch)
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(note))
     return {".ipynb": jupytext.writes(nb, fmt="ipynb"), ".py": source}
+
+
+VALIDATED_NOTE = {
+    "zh": "> 本笔记本里的输出是构建站点时运行它得到的，所用的是 torch **{torch}**。"
+          "你的 torch 版本不同（`torch.__version__`）时，输出可能不一样。",
+    "en": "> The outputs in this notebook were printed when the site was built, by torch **{torch}**. "
+          "With another torch version (`torch.__version__`) they may differ.",
+}
 
 
 _HTML_CELL = re.compile(r'<div\b[^>]*\bclass="jp-Cell (jp-CodeCell|jp-MarkdownCell)\b')

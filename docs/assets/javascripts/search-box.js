@@ -15,7 +15,11 @@
 //    go; when lines name an error (RuntimeError: …, terminate called …, NCCL
 //    error …), those lines and the lines that continue them are what is
 //    searched, each distinct line once (ranks repeat it with other numbers).
-//    The box shows what is searched.
+//    The box shows what is searched. A kernel's "Assertion `…` failed" line,
+//    the line that says what went wrong in a device-side assert, is kept
+//    (once, without its file, block and thread) and searched first.
+//    A paste made before this file has loaded (it loads when the reader goes for
+//    the box) is held by the page's loader (overrides/main.html) and put in here.
 // 3. A result's link carries the words it matched (?h=…). Material marks them
 //    on the page it opens only once the search index is loaded, and this site
 //    loads the index when the reader goes for the search box, not with every
@@ -33,27 +37,34 @@
   var ERROR_LINE = /(?:^|[\]:\s])(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning|Failure)\b|terminate called|what\(\):|CUDA error|NCCL error|cuDNN error|Watchdog caught|ERROR:|[Ee]rror:)/;
   // "[80746] [rank0]:[E321 02:07:08.408 ProcessGroupNCCL.cpp:607] ", "W1110 17:56:13.321 77473 torch/x.py:1550] [0/8] "
   var LOG_PREFIX = /^\s*(?:\[\d+\]\s*)?(?:\[(?:rank|Rank|RANK)\s*\d+\]:?\s*)?(?:\[?[EWIF]\d{3,4} [\d:.]+ [^\]]*\]\s*)?(?:\[\d+\/\d+\]\s*)?/;
+  // "…/NLLLoss2d.cu:103: nll_loss2d_forward_kernel: block: [5,0,0], thread: [996,0,0] Assertion `t >= 0 && t < n_classes` failed."
+  var ASSERTION = /Assertion\s+`[^`]*`\s+failed\.?/;
   var LIMIT = 1000;
 
   function paste(text) {
     var lines = text.split(/\r?\n/);
     if (lines.length < 2) return text;
-    var kept = [], underFrame = false;
+    var kept = [], asserts = [], underFrame = false;
     lines.forEach(function (line) {
       if (FRAME.test(line)) { underFrame = true; return; }
       if (underFrame && /^\s+\S/.test(line) && !ERROR_LINE.test(line)) { underFrame = false; return; }
       underFrame = false;
       if (TRACEBACK.test(line) || CARETS.test(line) || !line.trim()) return;
+      var assertion = line.match(ASSERTION);
+      if (assertion && !ERROR_LINE.test(line)) {
+        if (asserts.indexOf(assertion[0]) < 0) asserts.push(assertion[0]);
+        return;
+      }
       kept.push(line.replace(LOG_PREFIX, "").trim());
     });
-    var errors = [], seen = new Set(), inError = false;
+    var errors = asserts.slice(), seen = new Set(), inError = false;
     kept.forEach(function (line) {
       if (ERROR_LINE.test(line)) inError = true;
       else if (!inError) return;
       var key = line.replace(/\d+/g, "#");
       if (!seen.has(key)) { seen.add(key); errors.push(line); }
     });
-    var out = (errors.length ? errors : kept).join(" ");
+    var out = (errors.length > asserts.length ? errors : asserts.concat(kept)).join(" ");
     return out.length > LIMIT ? out.slice(0, LIMIT) : out;
   }
   window.devguideSearchPaste = paste;
@@ -65,15 +76,21 @@
   function isBox(target) {
     return target && target.matches && target.matches(BOX);
   }
+  function insert(box, text) {
+    box.setRangeText(paste(text), box.selectionStart || 0, box.selectionEnd || 0, "end");
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }
   document.addEventListener("paste", function (ev) {
     if (!isBox(ev.target) || !ev.clipboardData) return;
     var text = ev.clipboardData.getData("text/plain");
     if (!/[\r\n]/.test(text)) return;  // one line: the browser pastes it, "input" searches
     ev.preventDefault();
-    var box = ev.target;
-    box.setRangeText(paste(text), box.selectionStart || 0, box.selectionEnd || 0, "end");
-    box.dispatchEvent(new Event("input", { bubbles: true }));
+    insert(ev.target, text);
   }, true);
+  // a paste the page's loader held while this file loaded
+  var held = window.devguideSearchHeld;
+  window.devguideSearchHeld = null;
+  if (held && document.contains(held.box)) insert(held.box, held.text);
   document.addEventListener("compositionstart", function (ev) {
     if (isBox(ev.target)) composing = true;
   }, true);
@@ -84,6 +101,24 @@
   }, true);
   document.addEventListener("input", function (ev) {
     if (!composing && isBox(ev.target)) search(ev.target);
+  }, true);
+
+  // Escape closes the search (Material) and blurs the box, which left the focus on
+  // <body>: Tab then started again at the top of the page. The focus goes back to
+  // what had it before the search (the page's loader notes it), else to the
+  // page's title (review 2026-12-06, problem 18).
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== "Escape" || !ev.target.closest || !ev.target.closest(".md-search")) return;
+    setTimeout(function () {
+      var now = document.activeElement;  // the box, or a result the arrow keys reached, now hidden
+      if (now && now !== document.body && !(now.closest && now.closest(".md-search"))) return;
+      var back = window.devguideSearchFrom;
+      if (!back || !document.contains(back) || back.closest(".md-search") || !back.getClientRects().length) {
+        back = document.querySelector("article.md-content__inner h1");
+        if (back) back.setAttribute("tabindex", "-1");
+      }
+      if (back) back.focus({ preventScroll: true });
+    }, 0);
   }, true);
 
   // Words a pasted error shares with most messages: marked, they drowned the

@@ -999,8 +999,13 @@
       // The result opens the best section (Material's main link is the item
       // without "#", or else the last one): a pasted message lands on its entry,
       // highlighted, not on the top of the page.
+      // Material shows that item as the card's title with no text of its own, the
+      // next section's title and text under it: the card read as one section's
+      // title over another's excerpt (review 2026-12-06, problem 10). Its own
+      // text goes under its title (Material writes a title as HTML).
       if (group[0].location.indexOf("#") >= 0) {
         var best = group.shift(), at = best.location.split("#")[1];
+        if (best.text) best.title += '<span class="devguide-teaser">' + best.text + "</span>";
         return group.filter(function (item) {
           return item.location !== docs[r.page].location && item.location.split("#")[1] !== at;
         }).concat([best]);
