@@ -55,13 +55,15 @@ GOAL_UNDOCUMENTED = 0.95
 # evening) the held-out split kept 42 such pastes (37 landed, 88 %; 94 % of the larger
 # set before), so its floor is set anew on those 42 with one item of margin (85 %), and
 # the tuning floor rises with what this build lands there (58-59 of 62).
+# Questions stated in users' words (issue 35 item 5) raised the question floors: tuning zh
+# 89 %, en 87 %; held-out zh 91 % (en 82 %, its floor unchanged), less about two items.
 FLOORS = {
     "tuning": {
-        "zh": {"question_top3": 0.85, "errors_on_both": 0.97, "errors_found": 0.95, "undocumented_landed": 0.91},
-        "en": {"question_top3": 0.84, "errors_on_both": 0.97, "errors_found": 0.95, "undocumented_landed": 0.91},
+        "zh": {"question_top3": 0.87, "errors_on_both": 0.97, "errors_found": 0.95, "undocumented_landed": 0.91},
+        "en": {"question_top3": 0.86, "errors_on_both": 0.97, "errors_found": 0.95, "undocumented_landed": 0.91},
     },
     "held-out": {
-        "zh": {"question_top3": 0.80, "errors_on_both": 0.97, "errors_found": 0.93, "undocumented_landed": 0.85},
+        "zh": {"question_top3": 0.87, "errors_on_both": 0.97, "errors_found": 0.93, "undocumented_landed": 0.85},
         "en": {"question_top3": 0.78, "errors_on_both": 0.97, "errors_found": 0.93, "undocumented_landed": 0.85},
     },
 }
