@@ -218,6 +218,16 @@ def _answered(page, value):
     page.wait_for_function("v => (window.__devguideSearch.answered || []).includes(v)", arg=value, timeout=10_000)
 
 
+def _paste_without_a_key(page, text):
+    """What a paste from the context menu or a phone's long press does: "input" only, no key."""
+    page.evaluate("""text => {
+      const box = document.querySelector("input.md-search__input");
+      box.value = text;
+      box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+    }""", text)
+    _answered(page, text)
+
+
 @pytest.fixture
 def fresh_search(browser, server):
     contexts = []
@@ -240,12 +250,7 @@ def test_a_paste_or_an_input_method_searches_without_a_key(fresh_search, lang):
     a phone's long press fires only "input"; an input method commits with
     "compositionend") is searched at once."""
     page, root = fresh_search(lang)
-    page.evaluate("""() => {
-      const box = document.querySelector("input.md-search__input");
-      box.value = "Cannot re-initialize CUDA in forked subprocess";
-      box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
-    }""")
-    _answered(page, "Cannot re-initialize CUDA in forked subprocess")
+    _paste_without_a_key(page, "Cannot re-initialize CUDA in forked subprocess")
     top = searchbench.page_paths(_results(page, root), root)[:3]
     assert "reference/errors/cuda-runtime/" in top, f"{lang}: a paste without a key: top three {top}"
     word = "锁页内存" if lang == "zh" else "pinned memory"
@@ -363,12 +368,7 @@ def test_a_result_opens_its_section_with_the_words_highlighted(fresh_search, lan
     """Following the first result of a pasted message lands on the entry (its
     anchor, not the top of the page) with words of the message highlighted in it."""
     page, root = fresh_search(lang)
-    page.evaluate("""text => {
-      const box = document.querySelector("input.md-search__input");
-      box.value = text;
-      box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
-    }""", LONG_MESSAGE)
-    _answered(page, LONG_MESSAGE)
+    _paste_without_a_key(page, LONG_MESSAGE)
     first = _results(page, root)[0][0]
     assert "h=" in first, f"{lang}: the first result carries no words to highlight: {first}"
     anchor = first.split("#")[-1]
@@ -401,12 +401,7 @@ def test_a_result_for_another_form_opens_the_entry_with_the_form_marked(fresh_se
     outlined where it stands and a line under the title links down to it. Words are
     marked only inside the entry, never a word every CUDA error shares nor one letter."""
     page, root = fresh_search(lang)
-    page.evaluate("""text => {
-      const box = document.querySelector("input.md-search__input");
-      box.value = text;
-      box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
-    }""", LONG_MESSAGE)
-    _answered(page, LONG_MESSAGE)
+    _paste_without_a_key(page, LONG_MESSAGE)
     first = _results(page, root)[0][0]
     parts = urlsplit(first)
     assert parts.fragment == ANSWER[1], f"{lang}: the first result does not open the entry #{ANSWER[1]}: {first}"
