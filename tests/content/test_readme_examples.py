@@ -2,8 +2,9 @@
 
 A newcomer copies ``pytest -n0 "docs/en/getting-started/index.md::line 53"``
 from CONTRIBUTING ("Set up and run"; the README's quick start points there);
-when the page changes and its blocks move, the example must move with it, or the first command they try answers "not found". The id of a
-block is its page and the line of its opening fence (``devguide.pytest_plugin.page_items``:
+when the page changes and its blocks move, the example must move with it, or
+the first command they try answers "not found". The id of a block is its page
+and the line of its opening fence (``devguide.pytest_plugin.page_items``:
 ``line {block.line}``); ``twin`` is every page's twin check.
 """
 
