@@ -85,6 +85,10 @@ def missing_test(test_id: str) -> str | None:
 def claim_problems(document: str, text: str) -> list[str]:
     """Every unit without its proof, with a missing test, or tagged not enforced without saying so."""
     problems = []
+    opened = [m.start() for m in re.finditer(r"^<!-- claims: ", text, re.M)]
+    closed = {m.start() for m in REGION.finditer(text)}
+    problems += [f"{document}:{text.count(chr(10), 0, at) + 1}: this claims region has no <!-- /claims --> "
+                 f"after it (its claims would go unchecked): close it" for at in opened if at not in closed]
     for _, line, unit in units(text):
         proof = proof_of(unit)
         if proof is None:
@@ -121,7 +125,7 @@ def test_both_contributing_files_prove_the_same_claims_in_the_same_order():
         return [(region, proof_of(unit)) for region, _, unit in units(read(document))]
 
     en, zh = proofs("CONTRIBUTING.md"), proofs("CONTRIBUTING.zh.md")
-    for (region, line, _), a, b in zip(units(read("CONTRIBUTING.md")), en, zh):
+    for (region, line, _), a, b in zip(units(read("CONTRIBUTING.md")), en, zh, strict=False):
         assert a == b, f"CONTRIBUTING.md:{line} ({region}) names {a[1]}, its Chinese twin names {b[1]}"
     assert len(en) == len(zh), f"CONTRIBUTING.md has {len(en)} claims, CONTRIBUTING.zh.md {len(zh)}"
 
@@ -152,4 +156,6 @@ def test_a_claim_without_proof_a_missing_test_and_a_silent_exception_are_named()
     assert problems[3].startswith("X.md:12: this claim ends with no")  # text after the comment is unproved
     assert len(problems) == 4, problems
     assert missing_test("tests/unit/test_gone.py::test_x") == "tests/unit/test_gone.py::test_x: no such file"
+    unclosed = claim_problems("Y.md", "Intro.\n\n<!-- claims: isolation -->\n- a block is confined.\n")
+    assert unclosed == ["Y.md:3: this claims region has no <!-- /claims --> after it (its claims would go unchecked): close it"]
     assert "is not written as" in missing_test("test_claims::test_x")
