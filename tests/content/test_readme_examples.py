@@ -1,9 +1,10 @@
 """The test ids that README and CONTRIBUTING give as examples exist.
 
 A newcomer copies ``pytest -n0 "docs/en/getting-started/index.md::line 53"``
-from the README; when the page changes and its blocks move, the example must
-move with it, or the first command they try answers "not found". The id of a
-block is its page and the line of its opening fence (``devguide.pytest_plugin.page_items``:
+from CONTRIBUTING ("Set up and run"; the README's quick start points there);
+when the page changes and its blocks move, the example must move with it, or
+the first command they try answers "not found". The id of a block is its page
+and the line of its opening fence (``devguide.pytest_plugin.page_items``:
 ``line {block.line}``); ``twin`` is every page's twin check.
 """
 
@@ -42,7 +43,7 @@ def test_the_example_ids_are_collected():
             problem = id_problems(page, name)
             if problem:
                 problems.append(f"{document}: {problem}")
-    assert seen, "README.md gives no example test id any more: this test checks nothing"
+    assert seen, "README and CONTRIBUTING give no example test id any more: this test checks nothing"
     assert not problems, "\n".join(problems)
 
 

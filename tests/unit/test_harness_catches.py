@@ -174,6 +174,28 @@ def test_blocks_run_as_main_with_global_state_reset(write_page, tmp_path):
         zygote_client.run_python(block)
 
 
+def test_a_block_has_no_file_its_own_utf8_stdout_and_may_not_exit(write_page, tmp_path):
+    """CONTRIBUTING's promise, one claim each: no ``__file__``, ``sys.stdout`` a UTF-8
+    text stream of the block's own, and ``sys.exit(0)`` fails the block."""
+    p = write_page("""\
+        '''python
+        import sys
+        assert "__file__" not in globals()
+        assert sys.stdout.encoding.lower().replace("-", "") == "utf8"
+        sys.stdout.buffer.write("字节\\n".encode())
+        '''
+
+        '''python
+        import sys
+        sys.exit(0)
+        '''
+        """)
+    first, second = page_blocks(p)
+    zygote_client.run_python(first)
+    with pytest.raises(zygote_client.BlockFailure, match="SystemExit: 0"):
+        zygote_client.run_python(second)
+
+
 def test_deprecation_warnings_fail_a_block(write_page, tmp_path):
     p = write_page("'''python\nimport warnings\nwarnings.warn('old', DeprecationWarning)\n'''\n")
     (block,) = page_blocks(p)

@@ -259,6 +259,20 @@ def test_the_memory_limit_counts_all_the_blocks_processes(hostile):
     assert not [x for x in left_behind(root) if x.startswith("process")]
 
 
+def test_the_default_limits_are_a_share_of_60_percent_of_memory_and_10_mb_of_output(monkeypatch):
+    """CONTRIBUTING's numbers: 60 % of the machine's memory shared over the pytest
+    workers, 10 MB of output; each environment variable overrides its limit."""
+    for name in ("DOCS_BLOCK_MEMORY_GB", "DOCS_BLOCK_OUTPUT_MB"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 2**20}[name])
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+    assert sandbox.memory_limit() == int(4 * 2**30 * 0.6 / 2)
+    assert sandbox.output_limit() == 10 * MB
+    monkeypatch.setenv("DOCS_BLOCK_MEMORY_GB", "1.5")
+    monkeypatch.setenv("DOCS_BLOCK_OUTPUT_MB", "2")
+    assert sandbox.memory_limit() == int(1.5 * 2**30) and sandbox.output_limit() == 2 * MB
+
+
 def test_a_block_writes_only_inside_its_own_folder(hostile):
     _, decoy, _, out, _ = hostile
     assert (decoy / "keep.txt").exists()
