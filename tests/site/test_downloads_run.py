@@ -2,7 +2,8 @@
 
 Each page's ``.py`` and each notebook's jupytext ``.py`` (the code cells of its
 ``.ipynb``), both languages, taken from the built site, are run top to bottom
-with ``python <file>`` in an empty folder of their own, on CPU, by an
+with ``python <file>`` in an empty folder of their own, confined as a block is (it writes only
+beneath that folder, its HOME and TMPDIR, with a block's memory limit: ``confined``), on CPU, by an
 interpreter that has only torch, numpy and the packages the file's header names
 (``pip install …``): a virtual environment made here that links just those
 distributions (and what they require) from this one. The folder holds nothing
@@ -155,7 +156,7 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
     if "OMP_NUM_THREADS" not in env:
         env["OMP_NUM_THREADS"] = str(max(1, sandbox.cores() // DOWNLOADS_AT_ONCE))
     # -X faulthandler: a run that hangs is stopped with SIGABRT, and prints where each thread was
-    command = [str(python), "-X", "faulthandler", Path(rel).name]
+    command = confined([folder, home, Path(temp)], [str(python), "-X", "faulthandler", Path(rel).name])
     process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env, start_new_session=True)
     try:
@@ -169,6 +170,14 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
         kill_session(process, signal.SIGKILL)
         shutil.rmtree(temp, ignore_errors=True)
     return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def confined(writable: list[Path], command: list[str]) -> list[str]:
+    """``command`` under a block's confinement (issue 39, H18): it and what it starts write only
+    beneath ``writable`` (Landlock, where the kernel has it) with a block's memory limit."""
+    memory = sandbox.memory_limit()
+    return [sys.executable, "-m", "devguide.run.confine", *(f"--write={w}" for w in writable),
+            *([f"--memory={memory}"] if memory else []), "--", *command]
 
 
 DOWNLOADS_AT_ONCE = max(2, min(4, sandbox.cores()))
@@ -316,6 +325,30 @@ def test_a_download_that_hangs_once_passes_with_the_first_stack(tmp_path, monkey
     (tmp_path / "site" / rel).parent.mkdir(parents=True)
     (tmp_path / "site" / rel).write_text(script, encoding="utf-8")
     monkeypatch.setattr(sys.modules[__name__], "DOWNLOAD_TIMEOUT", 3)
+    # the two runs have folders of their own: the mark they share is written beneath tmp_path
+    real = confined
+    monkeypatch.setattr(sys.modules[__name__], "confined", lambda writable, command: real([*writable, tmp_path], command))
     done = run_download(tmp_path / "site", rel, tmp_path, {(): Path(sys.executable)})
     assert done.returncode == 0 and done.stdout == "done\n"
     assert "in the block docs/en/page.md:5" in done.first_hang
+
+
+@pytest.mark.skipif(not sandbox.landlock_abi(), reason="needs Landlock (Linux 5.13+, and no NVIDIA driver): the "
+                    "confinement it checks is applied only where the kernel has it")
+def test_a_download_writes_only_in_its_folder_with_a_blocks_memory_limit(tmp_path):
+    """A download runs confined as a block is (issue 39, H18): it may write only beneath its own
+    folder, HOME and TMPDIR, and runs with a block's data-segment limit."""
+    outside = tmp_path / "outside.txt"
+    rel = "en/page/page-escapes.py"
+    script = ("# A page\n\n\n# %% docs/en/page.md:5\nimport pathlib\nimport resource\nimport tempfile\n\n"
+              "pathlib.Path('inside.txt').write_text('ok')\n"
+              "pathlib.Path(tempfile.gettempdir(), 'temp.txt').write_text('ok')\n"
+              "pathlib.Path.home().joinpath('home.txt').write_text('ok')\n"
+              "print('data limit', resource.getrlimit(resource.RLIMIT_DATA)[0])\n"
+              f"pathlib.Path({str(outside)!r}).write_text('escaped')\n")
+    (tmp_path / "site" / rel).parent.mkdir(parents=True)
+    (tmp_path / "site" / rel).write_text(script, encoding="utf-8")
+    done = run_download(tmp_path / "site", rel, tmp_path, {(): Path(sys.executable)})
+    assert done.returncode != 0 and not outside.exists(), (done.stdout, done.stderr)
+    assert "PermissionError" in done.stderr and str(outside) in done.stderr, done.stderr
+    assert done.stdout == f"data limit {sandbox.memory_limit()}\n", done.stdout
