@@ -85,6 +85,8 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     for name, meaning in MARKS.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
+    config.addinivalue_line("markers", "twin_check(name): the parity check of the page pair docs/<lang>/<name>; "
+                            "left out of a run whose twin items check that pair")
     config.stash[STATE] = RunState()
     config.pluginmanager.register(config.stash[STATE], "devguide-run-state")
     # the tests outside docs/: run again only when something changed (devguide.pytest_plugin.reuse)
@@ -175,8 +177,10 @@ def pytest_collect_file(file_path: Path, parent):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Run a block once for both languages when its twin is identical (see above),
-    then put the items in the order their work is best handed out in."""
+    """One parity message per page pair; run a block once for both languages when its
+    twin is identical (see above), then put the items in the order their work is best
+    handed out in."""
+    page_items.one_twin_check_per_pair(config, items)
     if config.getoption("each_language"):
         return
     page_items.run_twins_once(config, items)

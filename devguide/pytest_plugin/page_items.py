@@ -33,7 +33,7 @@ from devguide.pytest_plugin.state import (
 from devguide.run import sandbox, zygote_client
 from devguide.source.blocks import Block, page_blocks
 from devguide.source.marks import DEVICE_MARKS, MARKS
-from devguide.source.parity import twin_problems
+from devguide.source.parity import pair_name, twin_problems
 
 DEVICE_NAMES = {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}
 
@@ -268,3 +268,26 @@ def run_twins_once(config_, items) -> None:
     if twins_run:
         config_.hook.pytest_deselected(items=[i for i in items if i in twins_run])
         items[:] = [i for i in items if i not in twins_run]
+
+
+def one_twin_check_per_pair(config_, items) -> None:
+    """One message per page pair: where both pages of a pair are collected, the default
+    language's ``twin`` item checks the pair and the other's is deselected; so is a test
+    marked ``twin_check(name)`` (tests/content/test_parity.py) for a pair whose ``twin``
+    item runs. Without this, one wrong character was reported three times."""
+    checks: dict[str, list[TwinCheck]] = {}
+    for item in items:
+        if isinstance(item, TwinCheck) and (name := pair_name(item.path)):
+            checks.setdefault(name, []).append(item)
+    dropped = []
+    for found in checks.values():
+        found.sort(key=lambda i: LANGUAGES.index(rel(i.path).split("/")[1]) if rel(i.path).count("/") > 1 else 0)
+        dropped += found[1:]
+    for item in items:
+        mark = item.get_closest_marker("twin_check")
+        if mark and not isinstance(item, TwinCheck) and mark.args and mark.args[0] in checks:
+            dropped.append(item)
+    if dropped:
+        gone = set(map(id, dropped))
+        config_.hook.pytest_deselected(items=dropped)
+        items[:] = [i for i in items if id(i) not in gone]

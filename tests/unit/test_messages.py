@@ -1,0 +1,87 @@
+"""The newcomer's friction (issue 39, item 9; review 2026-12-06-newcomer-and-hostile-v3,
+"Newcomer friction" 2-4): one parity message per page pair, without internal lines and
+with the command that fixes it; every heading's anchor explicit; "did you mean" for a
+link to a missing anchor; a passing block's output on request.
+"""
+
+import shutil
+
+from devguide import paths
+from devguide.source import links, parity
+from tests.unit import test_isolation as isolation
+
+ZH = """\
+# 截断 { #clamping }
+
+## 原地截断 { #clamp-in-place }
+
+'''python
+import torch
+
+x = torch.tensor([1.0, 5.0])
+print(x.clamp(max=2.0))
+'''
+
+<!--pytest-codeblocks:expected-output-->
+'''text
+tensor([1., 2.])
+'''
+"""
+EN = ZH.replace("# 截断", "# Clamping").replace("## 原地截断", "## Clamp in place")
+
+
+def _project(tmp_path, zh=ZH, en=EN):
+    root = isolation.scratch_project(tmp_path, {"docs/zh/training/clamping.md": zh, "docs/en/training/clamping.md": en})
+    (root / "tests/content").mkdir(parents=True)
+    shutil.copy(paths.REPO / "tests/content/test_parity.py", root / "tests/content/test_parity.py")
+    return root
+
+
+def test_one_wrong_character_gives_one_parity_message_with_the_fix(tmp_path):
+    """The review's mistake 2: the same diff three times (the parity test, the zh twin,
+    the en twin), each with 'zh: text [] [...]' lines and a pytest traceback."""
+    root = _project(tmp_path, en=EN.replace("max=2.0", "max=2.00"))  # same output, one token differs
+    rc, out = isolation.run_pytest(root, "docs", "tests/content/test_parity.py")
+    assert rc == 1 and "1 failed" in out, out[-3000:]
+    assert out.count("+print(x.clamp(max=2.00))") == 1, out
+    assert out.count("differs from docs/en/training/clamping.md:9") == 1, out
+    assert "zh: python" not in out and "['expected-output'" not in out  # no internal lines
+    assert "parity --fix --from zh (or --from en)" in out
+    assert "devguide page training/clamping" in out
+    assert "Traceback" not in out and "devguide/source/parity.py" not in out and "assert not problems" not in out
+
+
+def test_the_parity_test_alone_reports_without_its_own_lines(tmp_path):
+    root = _project(tmp_path, en=EN.replace("max=2.0", "max=2.00"))
+    rc, out = isolation.run_pytest(root, "tests/content/test_parity.py")
+    assert rc == 1 and out.count("+print(x.clamp(max=2.00))") == 1, out[-3000:]
+    assert "def test_" not in out and "pytest.fail" not in out, out
+
+
+def test_a_missing_twin_is_one_message(tmp_path):
+    root = _project(tmp_path)
+    (root / "docs/en/training/clamping.md").unlink()
+    rc, out = isolation.run_pytest(root, "docs", "tests/content/test_parity.py")
+    assert out.count("has no twin docs/en/training/clamping.md") == 1, out[-3000:]
+
+
+def test_an_anchor_missing_in_english_is_named_at_its_line(write_page):
+    zh = write_page("# 标题 { #title }\n\n## 小节 { #part }\n", "docs/zh/p.md")
+    en = write_page("# Title { #title }\n\n## Part { #section }\n", "docs/en/p.md")
+    problems = parity.parity_problems(zh, en)
+    assert f"{paths.rel(zh)}:3: heading anchor #part (##) is not in {paths.rel(en)}" in problems
+    assert f"{paths.rel(en)}:3: heading anchor #section (##) is not in {paths.rel(zh)}" in problems
+
+
+def test_a_heading_without_an_explicit_anchor_is_refused(write_page):
+    """Friction 4: '## Clamp in place' passed because its slug happened to match the
+    Chinese heading's explicit anchor; a later edit of the title broke every link."""
+    zh = write_page(ZH, "docs/zh/p.md")
+    en = write_page(EN.replace("## Clamp in place { #clamp-in-place }", "## Clamp in place"), "docs/en/p.md")
+    problems = "\n".join(parity.parity_problems(zh, en))
+    assert (f"{paths.rel(en)}:3: heading without an explicit anchor: write "
+            "## Clamp in place { #clamp-in-place }, and the same anchor on its twin's heading") in problems
+    assert parity.parity_problems(zh, write_page(EN, "docs/en/p.md")) == []
+    # the page's title is left out: links name the page, not its title
+    title = write_page(EN.replace("# Clamping { #clamping }", "# Clamping"), "docs/en/p.md")
+    assert parity.parity_problems(write_page(ZH.replace("# 截断 { #clamping }", "# Clamping"), "docs/zh/p.md"), title) == []
