@@ -85,3 +85,18 @@ def test_a_heading_without_an_explicit_anchor_is_refused(write_page):
     # the page's title is left out: links name the page, not its title
     title = write_page(EN.replace("# Clamping { #clamping }", "# Clamping"), "docs/en/p.md")
     assert parity.parity_problems(write_page(ZH.replace("# 截断 { #clamping }", "# Clamping"), "docs/zh/p.md"), title) == []
+
+
+def test_a_link_to_a_missing_anchor_fails_at_its_line_with_the_nearest_anchors(write_page):
+    """The review's mistake 3: the message had the line but no 'did you mean #quick-start?'."""
+    write_page("# Losses { #losses }\n\n## Quick start { #quick-start }\n\n## Quick stats { #quick-stats }\n",
+               "docs/en/training/losses.md")
+    page = write_page("# Clamping { #clamping }\n\n## Start { #start }\n\nSee [the start](losses.md#quick-strat),\n"
+                      "[here](#strat) and [there](losses.md#zzz).\n", "docs/en/training/clamping.md")
+    problems = links.page_problems(page)
+    assert problems[0] == (f"{paths.rel(page)}:5: losses.md#quick-strat: no heading with anchor #quick-strat in "
+                           f"{paths.rel(page.parent / 'losses.md')}: did you mean #quick-stats or #quick-start?")
+    assert problems[1] == f"{paths.rel(page)}:6: no heading with anchor #strat on this page: did you mean #start?"
+    assert problems[2].startswith(f"{paths.rel(page)}:6: losses.md#zzz: no heading with anchor #zzz")
+    assert problems[2].endswith("no anchor of that page is close; each heading's anchor is its { #anchor }")
+    assert len(problems) == 3
