@@ -2,6 +2,7 @@
 
     python -m devguide page devices/moving     # one page pair, completely: census, links, nav,
                                                #   parity, ruff on its examples, blocks and twin
+                                               #   (--show-output: what each passing block printed)
     python -m devguide parity [--fix [--from zh]]  # zh/en agreement; --fix copies code and
                                                #   outputs from one language to the other
     python -m devguide census [FILE]           # is a census file valid? (default build/validation.json)
@@ -72,7 +73,8 @@ def cmd_page(args) -> int:
     if everything:
         # the blocks of the pages (identical twins once) and their twin checks, in one process
         blocks = subprocess.run(
-            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *args.pytest],
+            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything,
+             *(["--show-output"] if args.show_output else []), *args.pytest],
             cwd=paths.REPO,
         ).returncode
     failed = any(found.values()) or bool(notebooks) or bool(blocks)
@@ -208,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("page", help="check one page pair completely")
     p.add_argument("page", nargs="+", help="devices/moving, or docs/zh/devices/moving.md (either language)")
     p.add_argument("--pytest", nargs="*", default=[], help="extra pytest options")
+    p.add_argument("--show-output", action="store_true",
+                   help="print what each passing block printed, under its page line (pytest --show-output)")
     p.set_defaults(func=cmd_page)
     p = sub.add_parser("parity", help="zh/en agreement")
     p.add_argument("--fix", action="store_true", help="copy code and outputs to the twin")

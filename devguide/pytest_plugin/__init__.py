@@ -75,6 +75,12 @@ def pytest_addoption(parser):
         "harness, environment variables: devguide.census.file.reuse_key); make test uses it",
     )
     group.addoption(
+        "--show-output",
+        action="store_true",
+        help="at the end of the run, print what each passing block printed, under its page line "
+        "(a failing block shows it in its failure; every output is also saved in build/artifacts/outputs/)",
+    )
+    group.addoption(
         "--each-language",
         action="store_true",
         help="run the other language's twin of every block too, even where its code (comments aside), marks and "
@@ -201,6 +207,9 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Skipped tests one line per reason (``devguide.pytest_plugin.terminal``), above pytest's short summary."""
+    """--show-output: what the passing blocks printed; skipped tests one line per reason
+    (``devguide.pytest_plugin.terminal``), above pytest's short summary."""
     if not hasattr(terminalreporter.config, "workerinput"):
+        if terminalreporter.config.getoption("show_output"):
+            terminal.show_outputs(terminalreporter)
         terminal.report_skips(terminalreporter)

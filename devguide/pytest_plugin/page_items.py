@@ -36,6 +36,7 @@ from devguide.source.marks import DEVICE_MARKS, MARKS
 from devguide.source.parity import pair_name, twin_problems
 
 DEVICE_NAMES = {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}
+SHOWN_OUTPUT = "block output"  # the report section --show-output fills
 
 
 class DocsPage(pytest.File):
@@ -170,7 +171,16 @@ class DocsBlock(pytest.Item):
                 raise
             # written at the end of the run, bottom-up, by the controller
             self.user_properties.append((UPDATED_OUTPUT, output))
+        self._show(output)
         return output
+
+    def _show(self, output: str) -> None:
+        """--show-output: what the block printed, for the end of the run
+        (``devguide.pytest_plugin.terminal.show_outputs``; a report section travels
+        from an xdist worker to the controller)."""
+        if self.config.getoption("show_output"):
+            # (pytest drops an empty section: a block that printed nothing says so)
+            self.add_report_section("call", SHOWN_OUTPUT, output or "(printed nothing)")
 
     def _reuse(self, run: RunState, key: str) -> bool:
         """--reuse-unchanged: stand on the census's passed result of this very block
@@ -192,6 +202,7 @@ class DocsBlock(pytest.Item):
             return False
         for same in (self.block, *self.twins):
             census.save_output(same, output)
+        self._show(output)
         self.user_properties.append((REUSE_KEY, (key, earlier["output_sha"])))
         self.user_properties.append((REUSED, {
             "reused_from": earlier["reused_from"],

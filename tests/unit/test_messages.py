@@ -100,3 +100,27 @@ def test_a_link_to_a_missing_anchor_fails_at_its_line_with_the_nearest_anchors(w
     assert problems[2].startswith(f"{paths.rel(page)}:6: losses.md#zzz: no heading with anchor #zzz")
     assert problems[2].endswith("no anchor of that page is close; each heading's anchor is its { #anchor }")
     assert len(problems) == 3
+
+
+def test_a_passing_blocks_output_is_shown_on_request(tmp_path):
+    """Friction 1: -rA, -s and -v showed nothing of what a passing block printed."""
+    silent = "\n'''python\nx = 1\n'''\n"
+    root = _project(tmp_path, zh=ZH + silent, en=EN + silent)
+    rc, out = isolation.run_pytest(root, "docs", "--show-output")
+    assert rc == 0, out[-3000:]
+    shown = out.split("what the passing blocks printed (--show-output): 2 ", 1)[1].splitlines()[1:5]
+    assert shown == ["--- docs/zh/training/clamping.md:5 (and its identical twin docs/en/training/clamping.md:5)",
+                     "tensor([1., 2.])",
+                     "--- docs/zh/training/clamping.md:17 (and its identical twin docs/en/training/clamping.md:17)",
+                     "(printed nothing)"], out[-2000:]
+    _, plain = isolation.run_pytest(root, "docs")
+    assert "what the passing blocks printed" not in plain and "tensor([1., 2.])" not in plain
+
+
+def test_show_output_is_in_the_help_of_pytest_and_devguide_page():
+    import subprocess
+    import sys
+
+    pytest_help = subprocess.run([sys.executable, "-m", "pytest", "--help"], capture_output=True, text=True).stdout
+    page_help = subprocess.run([sys.executable, "-m", "devguide", "page", "--help"], capture_output=True, text=True).stdout
+    assert "--show-output" in pytest_help and "--show-output" in page_help
