@@ -71,9 +71,11 @@ def cmd_page(args) -> int:
     everything = [str(p) for pair in pairs for p in pair if p.exists() and p.suffix == ".md"]
     blocks = None
     if everything:
-        # the blocks of the pages (identical twins once) and their twin checks, in one process
+        # the blocks of the pages (identical twins once), in one process; not their twin
+        # items: the pages and parity checks above said it once already
+        twins = [a for p in everything for a in ("--deselect", f"{paths.rel(Path(p))}::twin")]
         blocks = subprocess.run(
-            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything,
+            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *twins,
              *(["--show-output"] if args.show_output else []), *args.pytest],
             cwd=paths.REPO,
         ).returncode
@@ -97,7 +99,7 @@ def checks_done(pairs, found: dict[str, list[str]], notebooks: list[str] | None,
         lines.append(f"  {'FAILED' if notebooks else 'ok':6} {'notebook':8} every cell ran, as a script")
     if blocks is not None:
         lines.append(f"  {'FAILED' if blocks else 'ok':6} {'blocks':8} every python and bash block, "
-                     "expected outputs, the twin check (pytest, above)")
+                     "expected outputs (pytest, above)")
     lines.append("  not checked here: the strict site build, the built site's links and the browser tests "
                  "(make test runs them)")
     return "\n".join(lines)

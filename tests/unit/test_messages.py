@@ -124,3 +124,17 @@ def test_show_output_is_in_the_help_of_pytest_and_devguide_page():
     pytest_help = subprocess.run([sys.executable, "-m", "pytest", "--help"], capture_output=True, text=True).stdout
     page_help = subprocess.run([sys.executable, "-m", "devguide", "page", "--help"], capture_output=True, text=True).stdout
     assert "--show-output" in pytest_help and "--show-output" in page_help
+
+
+def test_devguide_page_says_a_parity_problem_once(tmp_path):
+    """devguide page printed its parity check's message, then pytest's twin item the same again."""
+    import os
+    import subprocess
+    import sys
+
+    root = _project(tmp_path, en=EN.replace("max=2.0", "max=2.00"))
+    done = subprocess.run([sys.executable, "-m", "devguide", "page", "training/clamping"], cwd=root,
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ, DEVGUIDE_ROOT=str(root)))
+    out = done.stdout + done.stderr
+    assert done.returncode == 1 and out.count("+print(x.clamp(max=2.00))") == 1, out[-3000:]
+    assert "FAILED parity" in out and "  ok     blocks" in out, out[-3000:]
