@@ -138,3 +138,25 @@ def test_devguide_page_says_a_parity_problem_once(tmp_path):
     out = done.stdout + done.stderr
     assert done.returncode == 1 and out.count("+print(x.clamp(max=2.00))") == 1, out[-3000:]
     assert "FAILED parity" in out and "  ok     blocks" in out, out[-3000:]
+
+
+def test_the_builds_anchor_warning_gets_the_line_and_the_nearest_anchors(write_page, monkeypatch, caplog):
+    """mkdocs.yml's validation (anchors: warn, fatal in the strict build) is MkDocs' own
+    check; its message names neither the link's line nor an anchor that exists."""
+    import logging
+
+    from devguide.mkdocs_plugin.hooks import quiet
+
+    write_page("# Losses { #losses }\n\n## Quick start { #quick-start }\n", "docs/en/training/losses.md")
+    page = write_page("# C { #c }\n\nSee [the start](losses.md#quick-strat).\n", "docs/en/training/clamping.md")
+    monkeypatch.setattr(paths, "DOCS", page.parents[2])
+    quiet.quiet_third_parties()
+    mkdocs_says = ("Doc file 'en/training/clamping.md' contains a link 'losses.md#quick-strat', but the doc "
+                   "'en/training/losses.md' does not contain an anchor '#quick-strat'.")
+    with caplog.at_level(logging.INFO, logger="mkdocs.structure.pages"):
+        logging.getLogger("mkdocs.structure.pages").warning(mkdocs_says)
+    (record,) = [r for r in caplog.records if r.name == "mkdocs.structure.pages"]
+    assert record.levelno == logging.WARNING  # still counted by the strict build
+    assert record.getMessage().startswith(mkdocs_says)
+    assert f"{paths.rel(page)}:3: losses.md#quick-strat: no heading with anchor #quick-strat" in record.getMessage()
+    assert record.getMessage().endswith("did you mean #quick-start?")
