@@ -2,6 +2,7 @@
 
     python -m devguide page devices/moving     # one page pair, completely: census, links, nav,
                                                #   parity, ruff on its examples, blocks and twin
+                                               #   (--show-output: what each passing block printed)
     python -m devguide parity [--fix [--from zh]]  # zh/en agreement; --fix copies code and
                                                #   outputs from one language to the other
     python -m devguide census [FILE]           # is a census file valid? (default build/validation.json)
@@ -70,9 +71,12 @@ def cmd_page(args) -> int:
     everything = [str(p) for pair in pairs for p in pair if p.exists() and p.suffix == ".md"]
     blocks = None
     if everything:
-        # the blocks of the pages (identical twins once) and their twin checks, in one process
+        # the blocks of the pages (identical twins once), in one process; not their twin
+        # items: the pages and parity checks above said it once already
+        twins = [a for p in everything for a in ("--deselect", f"{paths.rel(Path(p))}::twin")]
         blocks = subprocess.run(
-            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *args.pytest],
+            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *twins,
+             *(["--show-output"] if args.show_output else []), *args.pytest],
             cwd=paths.REPO,
         ).returncode
     failed = any(found.values()) or bool(notebooks) or bool(blocks)
@@ -95,7 +99,7 @@ def checks_done(pairs, found: dict[str, list[str]], notebooks: list[str] | None,
         lines.append(f"  {'FAILED' if notebooks else 'ok':6} {'notebook':8} every cell ran, as a script")
     if blocks is not None:
         lines.append(f"  {'FAILED' if blocks else 'ok':6} {'blocks':8} every python and bash block, "
-                     "expected outputs, the twin check (pytest, above)")
+                     "expected outputs (pytest, above)")
     lines.append("  not checked here: the strict site build, the built site's links and the browser tests "
                  "(make test runs them)")
     return "\n".join(lines)
@@ -208,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("page", help="check one page pair completely")
     p.add_argument("page", nargs="+", help="devices/moving, or docs/zh/devices/moving.md (either language)")
     p.add_argument("--pytest", nargs="*", default=[], help="extra pytest options")
+    p.add_argument("--show-output", action="store_true",
+                   help="print what each passing block printed, under its page line (pytest --show-output)")
     p.set_defaults(func=cmd_page)
     p = sub.add_parser("parity", help="zh/en agreement")
     p.add_argument("--fix", action="store_true", help="copy code and outputs to the twin")

@@ -75,6 +75,12 @@ def pytest_addoption(parser):
         "harness, environment variables: devguide.census.file.reuse_key); make test uses it",
     )
     group.addoption(
+        "--show-output",
+        action="store_true",
+        help="at the end of the run, print what each passing block printed, under its page line "
+        "(a failing block shows it in its failure; every output is also saved in build/artifacts/outputs/)",
+    )
+    group.addoption(
         "--each-language",
         action="store_true",
         help="run the other language's twin of every block too, even where its code (comments aside), marks and "
@@ -85,6 +91,8 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     for name, meaning in MARKS.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
+    config.addinivalue_line("markers", "twin_check(name): the parity check of the page pair docs/<lang>/<name>; "
+                            "left out of a run whose twin items check that pair")
     config.stash[STATE] = RunState()
     config.pluginmanager.register(config.stash[STATE], "devguide-run-state")
     # the tests outside docs/: run again only when something changed (devguide.pytest_plugin.reuse)
@@ -175,8 +183,10 @@ def pytest_collect_file(file_path: Path, parent):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Run a block once for both languages when its twin is identical (see above),
-    then put the items in the order their work is best handed out in."""
+    """One parity message per page pair; run a block once for both languages when its
+    twin is identical (see above), then put the items in the order their work is best
+    handed out in."""
+    page_items.one_twin_check_per_pair(config, items)
     if config.getoption("each_language"):
         return
     page_items.run_twins_once(config, items)
@@ -197,6 +207,9 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Skipped tests one line per reason (``devguide.pytest_plugin.terminal``), above pytest's short summary."""
+    """--show-output: what the passing blocks printed; skipped tests one line per reason
+    (``devguide.pytest_plugin.terminal``), above pytest's short summary."""
     if not hasattr(terminalreporter.config, "workerinput"):
+        if terminalreporter.config.getoption("show_output"):
+            terminal.show_outputs(terminalreporter)
         terminal.report_skips(terminalreporter)

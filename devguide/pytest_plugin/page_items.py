@@ -33,9 +33,10 @@ from devguide.pytest_plugin.state import (
 from devguide.run import sandbox, zygote_client
 from devguide.source.blocks import Block, page_blocks
 from devguide.source.marks import DEVICE_MARKS, MARKS
-from devguide.source.parity import twin_problems
+from devguide.source.parity import pair_name, twin_problems
 
 DEVICE_NAMES = {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}
+SHOWN_OUTPUT = "block output"  # the report section --show-output fills
 
 
 class DocsPage(pytest.File):
@@ -170,7 +171,16 @@ class DocsBlock(pytest.Item):
                 raise
             # written at the end of the run, bottom-up, by the controller
             self.user_properties.append((UPDATED_OUTPUT, output))
+        self._show(output)
         return output
+
+    def _show(self, output: str) -> None:
+        """--show-output: what the block printed, for the end of the run
+        (``devguide.pytest_plugin.terminal.show_outputs``; a report section travels
+        from an xdist worker to the controller)."""
+        if self.config.getoption("show_output"):
+            # (pytest drops an empty section: a block that printed nothing says so)
+            self.add_report_section("call", SHOWN_OUTPUT, output or "(printed nothing)")
 
     def _reuse(self, run: RunState, key: str) -> bool:
         """--reuse-unchanged: stand on the census's passed result of this very block
@@ -192,6 +202,7 @@ class DocsBlock(pytest.Item):
             return False
         for same in (self.block, *self.twins):
             census.save_output(same, output)
+        self._show(output)
         self.user_properties.append((REUSE_KEY, (key, earlier["output_sha"])))
         self.user_properties.append((REUSED, {
             "reused_from": earlier["reused_from"],
@@ -268,3 +279,26 @@ def run_twins_once(config_, items) -> None:
     if twins_run:
         config_.hook.pytest_deselected(items=[i for i in items if i in twins_run])
         items[:] = [i for i in items if i not in twins_run]
+
+
+def one_twin_check_per_pair(config_, items) -> None:
+    """One message per page pair: where both pages of a pair are collected, the default
+    language's ``twin`` item checks the pair and the other's is deselected; so is a test
+    marked ``twin_check(name)`` (tests/content/test_parity.py) for a pair whose ``twin``
+    item runs. Without this, one wrong character was reported three times."""
+    checks: dict[str, list[TwinCheck]] = {}
+    for item in items:
+        if isinstance(item, TwinCheck) and (name := pair_name(item.path)):
+            checks.setdefault(name, []).append(item)
+    dropped = []
+    for found in checks.values():
+        found.sort(key=lambda i: LANGUAGES.index(rel(i.path).split("/")[1]) if rel(i.path).count("/") > 1 else 0)
+        dropped += found[1:]
+    for item in items:
+        mark = item.get_closest_marker("twin_check")
+        if mark and not isinstance(item, TwinCheck) and mark.args and mark.args[0] in checks:
+            dropped.append(item)
+    if dropped:
+        gone = set(map(id, dropped))
+        config_.hook.pytest_deselected(items=dropped)
+        items[:] = [i for i in items if id(i) not in gone]

@@ -1,4 +1,5 @@
-"""What a pytest run prints at its end: the skipped tests, one line per reason.
+"""What a pytest run prints at its end: with --show-output, what each passing block
+printed; the skipped tests, one line per reason.
 
 pytest's ``-ra`` (the project's default) lists skips folded by file *and* line,
 so the ~130 CUDA-only blocks, each at its own page line, gave ~130 lines of
@@ -62,3 +63,24 @@ def report_skips(terminalreporter) -> None:
     terminalreporter.write_sep("=", "skipped, one line per reason (--no-fold-skipped lists each)", yellow=True)
     for line in grouped_skips(skipped, Path(terminalreporter.startpath)):
         terminalreporter.write_line(line, yellow=True)
+
+
+def show_outputs(terminalreporter) -> None:
+    """--show-output: each passing block's output under its page line, in page order,
+    control characters escaped as in a failure (``zygote_client.printable``)."""
+    from devguide.pytest_plugin.page_items import SHOWN_OUTPUT
+    from devguide.pytest_plugin.state import TWIN
+    from devguide.run.zygote_client import printable
+
+    shown = []
+    for report in terminalreporter.stats.get("passed", []):
+        for name, text in report.sections:
+            if name == f"Captured {SHOWN_OUTPUT} call":
+                path, line, _ = report.location
+                twins = [f"{page}:{at}" for key, (page, at) in
+                         (p for p in report.user_properties if p[0] == TWIN)]
+                shown.append((path, line + 1, text, twins))
+    terminalreporter.write_sep("=", f"what the passing blocks printed (--show-output): {len(shown)}")
+    for path, line, text, twins in sorted(shown):
+        terminalreporter.write_line(f"--- {path}:{line}" + "".join(f" (and its identical twin {t})" for t in twins))
+        terminalreporter.write_line(printable(text.rstrip("\n")))

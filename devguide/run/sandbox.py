@@ -482,7 +482,19 @@ class RepoGuard:
         return changed
 
 
+# What the block runner itself needs of the caller's environment besides ``shell_env``:
+# where its Python finds devguide and torch (PYTHONPATH: make test-cuda), the project
+# it serves (DEVGUIDE_ROOT), its HOME and the folder of the sandboxes (TMPDIR).
+RUNNER_NAMES = {"PYTHONPATH", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONSAFEPATH",
+                "DEVGUIDE_ROOT", "HOME", "TMPDIR", "PYTEST_XDIST_WORKER_COUNT"}
+
+
 def zygote_env() -> dict:
-    """The environment of the zygote: torch's threads set before it is imported
-    (``sandbox.thread_share``). It imports devguide as every process does: installed."""
-    return dict(os.environ, PYTHONUNBUFFERED="1", **thread_share())
+    """The environment of the zygote: ``shell_env`` and ``RUNNER_NAMES`` of the caller's,
+    torch's threads set before it is imported (``sandbox.thread_share``). Not the caller's
+    whole environment: a block can read its runner's (its parent's) ``/proc/<pid>/environ``,
+    and a forked block's own ``/proc/self/environ`` is the runner's too (issue 39, H7).
+    It imports devguide as every process does: installed."""
+    env = shell_env()
+    env.update({k: v for k, v in os.environ.items() if k in RUNNER_NAMES})
+    return dict(env, PYTHONUNBUFFERED="1", **thread_share())

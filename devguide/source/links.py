@@ -10,6 +10,7 @@ covers links written by the theme and notebooks; this one is quick enough for
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 
@@ -17,6 +18,16 @@ from devguide.paths import DOCS, REPO, rel
 from devguide.source.fences import heading_anchors, scan_fences
 
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def did_you_mean(anchor: str, anchors) -> str:
+    """What to say after "no heading with anchor #x": the nearest anchors of that page
+    (difflib), or where its anchors are written. mkdocs' own check (mkdocs.yml
+    ``validation: anchors``, fatal in the strict build) names neither the line nor these."""
+    near = difflib.get_close_matches(anchor, sorted(set(anchors)), n=3, cutoff=0.6)
+    if near:
+        return f": did you mean {' or '.join('#' + a for a in near)}?"
+    return ": no anchor of that page is close; each heading's anchor is its { #anchor }"
 
 
 def page_problems(page: Path) -> list[str]:
@@ -34,7 +45,8 @@ def page_problems(page: Path) -> list[str]:
             path, _, anchor = target.partition("#")
             if not path:
                 if anchor and anchor not in own:
-                    problems.append(f"{rel(page)}:{n}: no heading with anchor #{anchor} on this page")
+                    problems.append(f"{rel(page)}:{n}: no heading with anchor #{anchor} on this page"
+                                    + did_you_mean(anchor, own))
                 continue
             dest = (page.parent / path).resolve()
             if dest.is_relative_to(DOCS / "snippets"):  # the site serves snippets/ at its root
@@ -43,8 +55,10 @@ def page_problems(page: Path) -> list[str]:
                 if not dest.exists():
                     problems.append(f"{rel(page)}:{n}: {target}: no such page {rel(dest)}")
                 continue
-            if anchor and dest.suffix == ".md" and anchor not in {a for _, _, a in heading_anchors(dest)}:
-                problems.append(f"{rel(page)}:{n}: {target}: no heading with anchor #{anchor} in {rel(dest)}")
+            theirs = {a for _, _, a in heading_anchors(dest)} if anchor and dest.suffix == ".md" else set()
+            if anchor and dest.suffix == ".md" and anchor not in theirs:
+                problems.append(f"{rel(page)}:{n}: {target}: no heading with anchor #{anchor} in {rel(dest)}"
+                                + did_you_mean(anchor, theirs))
     return problems
 
 

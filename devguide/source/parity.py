@@ -14,6 +14,7 @@ from devguide.source.comments import code_tokens, has_comments, without_comments
 from devguide.source.fences import (
     COMMENT,
     EXECUTED,
+    HEADING,
     Fence,
     heading_anchors,
     notebook_code_cells,
@@ -94,9 +95,38 @@ def _cells_differ(zh: Path, en: Path) -> list[str]:
     ]
 
 
+COPY_HINT = (
+    "to fix: make the two agree by hand, or copy one language's code, marks and expected outputs "
+    "over its twin (the prose stays): .venv/bin/python -m devguide parity --fix --from zh (or --from en)"
+)
+
+
+def _check_hint(page: Path) -> str:
+    parts = Path(page).with_suffix("").parts
+    starts = [i for i in range(len(parts) - 2) if parts[i] == "docs" and parts[i + 1] in LANGUAGES]
+    name = "/".join(parts[starts[-1] + 2:]) if starts else parts[-1]
+    return f"check the pair again with: .venv/bin/python -m devguide page {name}"
+
+
+def _what_differs(ka: tuple, kb: tuple) -> list[str]:
+    """The parts of two fences that must agree and do not, in words: only those."""
+    said = []
+    if ka[0] != kb[0]:
+        said.append(f"the fence language: zh ```{ka[0]}, en ```{kb[0]}")
+    if ka[1] != kb[1]:
+        said.append(f"the marks: zh {', '.join(ka[1]) or 'none'}; en {', '.join(kb[1]) or 'none'}")
+    if ka[2] != kb[2]:
+        def words(k):
+            *keywords, variant = k
+            return ", ".join([*keywords, *([f"output for {variant}"] if variant else [])]) or "none"
+        said.append(f"the pytest-codeblocks markers: zh {words(ka[2])}; en {words(kb[2])}")
+    return said
+
+
 def parity_problems(zh, en):
     """Where the twins disagree: code (comments aside: each language comments in its
-    own words), marks, expected outputs, heading anchors."""
+    own words), marks, expected outputs, heading anchors. One message per pair: each
+    problem at its page line, then what fixes it."""
     problems = []
     if zh.suffix == ".py":
         return _cells_differ(zh, en)
@@ -110,33 +140,76 @@ def parity_problems(zh, en):
     a, b = code_sequence(zh), code_sequence(en)
     for i in range(max(len(a), len(b))):
         if i >= len(a) or i >= len(b):
-            extra, page = (b[i], en) if i >= len(a) else (a[i], zh)
-            problems.append(f"{rel(page)}:{extra[0].line}: block has no counterpart in the other language")
-            continue
+            (extra, _), page, other = (b[i], en, zh) if i >= len(a) else (a[i], zh, en)
+            problems.append(
+                f"{rel(page)}:{extra.line}: this fence has no counterpart in {rel(other)}: add it there at "
+                "the same place, or remove it here (parity --fix cannot place a fence: the prose decides where)"
+            )
+            break
         (fa, ka), (fb, kb) = a[i], b[i]
         if ka != kb:
             la, lb = (fa.line, fb.line) if ka[:3] != kb[:3] else first_difference(fa, fb)
-            diff = "\n".join(difflib.unified_diff(fa.code.splitlines(), fb.code.splitlines(), f"{rel(zh)}:{fa.line}", f"{rel(en)}:{fb.line}", lineterm=""))
-            problems.append(
-                f"{rel(zh)}:{la} differs from {rel(en)}:{lb} "
-                f"(language/marks/keywords/code must be identical; comments may differ):\n"
-                f"  zh: {ka[0]} {ka[1]} {ka[2]}\n  en: {kb[0]} {kb[1]} {kb[2]}\n{diff}"
-            )
+            parts = _what_differs(ka, kb)
+            head = (f"{rel(zh)}:{la} differs from {rel(en)}:{lb} (the fences at lines {fa.line} and {fb.line}): "
+                    + ("; ".join(parts) if parts else "the code must be identical in both languages (comments may differ)"))
+            diff = ""
+            if ka[3] != kb[3]:
+                diff = "\n" + "\n".join(difflib.unified_diff(
+                    fa.code.splitlines(), fb.code.splitlines(),
+                    f"{rel(zh)} (the fence at line {fa.line})", f"{rel(en)} (the fence at line {fb.line})", lineterm=""))
+            problems.append(head + diff + "\n" + COPY_HINT)
             break
-    ha = [(h[1], h[2]) for h in heading_anchors(zh)]
-    hb = [(h[1], h[2]) for h in heading_anchors(en)]
+    za, ea = heading_anchors(zh), heading_anchors(en)
+    ha, hb = [(h[1], h[2]) for h in za], [(h[1], h[2]) for h in ea]
     if ha != hb:
-        za = {h[2]: h[0] for h in heading_anchors(zh)}
-        for (lvl, anchor), line in zip(ha, [h[0] for h in heading_anchors(zh)], strict=False):
+        before = len(problems)
+        for line, lvl, anchor in za:
             if (lvl, anchor) not in hb:
                 problems.append(f"{rel(zh)}:{line}: heading anchor #{anchor} ({lvl}) is not in {rel(en)}")
-        for lvl, anchor in hb:
-            if anchor not in za:
-                problems.append(f"{rel(en)}: heading anchor #{anchor} ({lvl}) is not in {rel(zh)}")
-        if not problems:
-            problems.append(f"{rel(zh)}: headings are in a different order than in {rel(en)}")
+        for line, lvl, anchor in ea:
+            if (lvl, anchor) not in ha:
+                problems.append(f"{rel(en)}:{line}: heading anchor #{anchor} ({lvl}) is not in {rel(zh)}")
+        if len(problems) == before:
+            problems.append(f"{rel(zh)}:{za[0][0] if za else 1}: headings are in a different order than in {rel(en)}")
         problems.append("give every heading the same explicit anchor in both languages: ## 标题 { #english-anchor }")
+    problems += [p for page in (zh, en) for p in implicit_anchors(page)]
+    if problems:  # the last line of the message: how to see that it is fixed
+        problems[-1] += "\n" + _check_hint(zh)
     return problems
+
+
+def implicit_anchors(page: Path) -> list[str]:
+    """Section headings (``##`` and below) without an explicit ``{ #anchor }``: their anchor
+    is made from the title, so editing the title in one language breaks the twin check and
+    every link to it. The page's title (``#``) is left out: links name the page, not it."""
+    from markdown.extensions.toc import slugify
+
+    found = []
+    lines = read_page(page).splitlines()
+    for line, level, _ in heading_anchors(page):
+        m = HEADING.match(lines[line - 1])
+        if not m.group(3) and len(level) > 1:
+            slug = slugify(m.group(2), "-")
+            suggestion = slug if slug.isascii() and slug.strip("-_") else "english-words"
+            found.append(
+                f"{rel(page)}:{line}: heading without an explicit anchor: write "
+                f"{m.group(1)} {m.group(2)} {{ #{suggestion} }}, and the same anchor on its twin's heading"
+            )
+    return found
+
+
+def pair_names(docs: Path | None = None) -> list[str]:
+    """Every page pair by its path below ``docs/<lang>/`` (``training/clamping.md``),
+    whether one language or both have it."""
+    docs = docs or REPO / "docs"
+    return sorted({p.relative_to(docs / lang).as_posix()
+                   for lang in LANGUAGES for p in [*(docs / lang).rglob("*.md"), *(docs / lang).rglob("*.py")]})
+
+
+def pair_name(page: Path) -> str | None:
+    """``training/clamping.md`` for ``docs/en/training/clamping.md``; None outside docs/<lang>/."""
+    lang, _, rest = rel(Path(page).resolve()).removeprefix("docs/").partition("/")
+    return rest if lang in LANGUAGES and rest else None
 
 
 def twin_problems(page: Path) -> list[str]:

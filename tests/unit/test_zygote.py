@@ -203,3 +203,47 @@ def test_control_characters_in_a_failure_are_escaped(tmp_path):
     assert "\x1b" not in out and "\x07" not in out and "\x00" not in out
     assert "\\x1b]0;pwned-title\\x07\\x1b[2J\\x1b[Hhidden failure" in failure
     assert "real error below" in failure
+
+
+# Issue 39, H7: a block read its runner's (its parent's) /proc/<pid>/environ, and its own
+# /proc/self/environ (a fork of the runner's), and found a secret the caller had set for
+# pytest only. The runner now starts with the clean environment blocks get
+# (sandbox.zygote_env). pytest's own environment (the grandparent's) stays readable by a
+# block of the same user: the kernel lets a same-uid process read it without a PID namespace.
+READS_ENVIRON = """\
+# R
+
+'''python
+import os
+
+found = {}
+for who, pid in (("its own", os.getpid()), ("the block runner's", os.getppid())):
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        env = dict(v.split(b"=", 1) for v in f.read().split(b"\\0") if b"=" in v)
+    found[who] = env.get(b"MY_SECRET_CANARY")
+    print(who, "environment:", len(env), "variables")
+assert found == {"its own": None, "the block runner's": None}, found
+assert "MY_SECRET_CANARY" not in os.environ
+'''
+"""
+
+
+def test_a_block_cannot_read_the_callers_secret_from_its_runners_environ(tmp_path):
+    root = hostile.scratch_project(tmp_path, {"r.md": READS_ENVIRON})
+    rc, out, _ = hostile.run_pytest(root, "-n0", "docs/zh/r.md", "-k", "not twin", timeout=200,
+                                    env={"MY_SECRET_CANARY": "s3cr3t-value"})
+    assert "s3cr3t-value" not in out, out[-3000:]
+    assert "PASSED docs/zh/r.md::line 3" in out and rc == 0, out[-3000:]
+
+
+def test_the_runner_environment_keeps_what_it_needs_and_drops_the_rest(monkeypatch):
+    from devguide.run import sandbox
+
+    monkeypatch.setenv("MY_SECRET_CANARY", "s3cr3t-value")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "k")
+    monkeypatch.setenv("DEVGUIDE_ROOT", "/some/project")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    env = sandbox.zygote_env()
+    assert "MY_SECRET_CANARY" not in env and "AWS_SECRET_ACCESS_KEY" not in env
+    assert env["DEVGUIDE_ROOT"] == "/some/project" and env["CUDA_VISIBLE_DEVICES"] == "1"
+    assert env["PYTHONUNBUFFERED"] == "1" and env["PATH"] == sandbox.os.environ["PATH"]

@@ -14,6 +14,11 @@ stopped by a signal leaves nothing behind.
   from the kernel process, not from MkDocs: ``make setup`` installs
   ``devguide/dev/ipython_kernel_config.py`` into the venv, which drops that one
   warning (the kernel listens on 127.0.0.1, for this build only).
+* MkDocs' own anchor check (mkdocs.yml ``validation: anchors``; fatal in the strict
+  build) says "Doc file 'en/a.md' contains a link 'b.md#x', but the doc 'en/b.md'
+  does not contain an anchor '#x'": no line, no hint. The source check
+  (``devguide.source.links``) adds the link's page line and the nearest anchors
+  of that page ("did you mean #y?").
 * ``mkdocs serve`` builds into a temporary folder (``/tmp/mkdocs_*``, about
   24 MB) that it removes when it stops on Ctrl-C, but not on SIGTERM or SIGHUP
   (``kill``, a closed terminal, ``make`` passing on its own SIGTERM): here those
@@ -23,6 +28,7 @@ stopped by a signal leaves nothing behind.
 from __future__ import annotations
 
 import logging
+import re
 import signal
 import threading
 
@@ -42,6 +48,27 @@ class _SayWhereTheCacheIs(logging.Filter):
         return True
 
 
+MISSING_ANCHOR = re.compile(r"^Doc file '(?P<page>[^']+)' contains a link '[^']*#(?P<anchor>[^']+)', but ")
+
+
+class _SayWhereTheAnchorIs(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        m = MISSING_ANCHOR.match(str(record.msg))
+        if m:
+            from devguide import paths
+            from devguide.source import links
+
+            page = paths.DOCS / m.group("page")
+            try:
+                said = [p for p in links.page_problems(page) if f"anchor #{m.group('anchor')} " in p]
+            except (OSError, paths.DocsError):  # a page that cannot be read is reported by itself
+                said = []
+            if said:
+                record.msg = str(record.msg) + "".join(f"\n  {p}" for p in dict.fromkeys(said))
+                record.args = ()
+        return True
+
+
 def quiet_third_parties() -> None:
     """The filters above, on the loggers that emit those lines (once per process)."""
     import jieba
@@ -54,6 +81,9 @@ def quiet_third_parties() -> None:
     logger = logging.getLogger("mkdocs.plugins.mkdocs_jupyter")
     if not any(isinstance(f, _SayWhereTheCacheIs) for f in logger.filters):
         logger.addFilter(_SayWhereTheCacheIs())
+    logger = logging.getLogger("mkdocs.structure.pages")
+    if not any(isinstance(f, _SayWhereTheAnchorIs) for f in logger.filters):
+        logger.addFilter(_SayWhereTheAnchorIs())
 
 
 def _stop_like_ctrl_c(signum, frame):
