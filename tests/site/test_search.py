@@ -567,3 +567,30 @@ def test_a_message_no_page_quotes_opens_its_family_page_with_a_notice_and_a_repo
         assert "2.1.0" in query["body"][0] and "reference/errors/cuda-libraries/" in query["body"][0], query["body"]
     finally:
         opened.close()
+
+
+# messages the site quotes only in a text block (another form of an entry, "Also pasted as"), pasted
+# as users pasted them (tuning corpus: microsoft/human-pose-estimation.pytorch#23, gistvision/e2sri#13,
+# kuleshov-group/caduceus#58), and the section that quotes them
+QUOTED_ONLY = [
+    ("RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version "
+     "at /pytorch/aten/src/THC/THCGeneral.cpp:51", "reference/errors/cuda-setup/", "#nvidia-driver-too-old"),
+    ("RuntimeError: no valid convolution algorithms available in CuDNN", "reference/errors/cuda-libraries/",
+     "#cudnn-no-valid-algorithm"),
+    ("OSError: [Errno 24] Too many open files", "reference/errors/data-loading/", "#too-many-open-files"),
+]
+
+
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_a_message_quoted_only_in_a_text_block_opens_that_entry_without_the_notice(search_page, server, lang):
+    """The index leaves code and text blocks out of its texts, and a message an entry quotes only
+    in one (its other forms, what users pasted) was "not documented": the notice that the site
+    lacks it came first. The worker reads those blocks (search_per_language.quoted_messages),
+    and an exception's name or an OS error's number does not stop the match."""
+    page = search_page(lang)
+    root = searchbench.root_url(server, lang)
+    found = page.evaluate(realbench.PASTE, [text for text, _, _ in QUOTED_ONLY])
+    for (text, entry_page, anchor), items in zip(QUOTED_ONLY, found, strict=True):
+        assert items and realbench.UNDOCUMENTED not in items[0][0], (text, items[:2])
+        assert items[0][0].removeprefix(root).split("#")[0].split("?")[0] == entry_page, (text, items[:2])
+        assert any(link.endswith(anchor) for link in items[0]), (text, items[:2])

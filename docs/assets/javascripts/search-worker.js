@@ -299,9 +299,11 @@
     return bigger;
   }
 
+  var byLocation = new Map();  // an entry's location → its index in docs
   function build(entries) {
     corpus = null;  // the documented() text is made again from the new sections
     docs = entries;
+    byLocation = new Map(docs.map(function (d, i) { return [d.location, i]; }));
     ids = new Map(); names = []; counts = []; wordIds = new Map(); whole = [];
     lengths = new Array(docs.length);
     var pageFirst = new Map();
@@ -845,10 +847,22 @@
     // a C++ stack frame, file paths and addresses: the same frames and conda build
     // paths are in many quoted tracebacks
     "frame #\\d+:[^\\n]*",
+    // Python's own lines around any exception (quoted tracebacks on many pages have them too)
+    "Traceback \\(most recent call last\\):?",
+    "above exception was the direct cause of the following exception:?",
+    "handling of the above exception, another exception occurred:?",
+    "File \"[^\"]*\", line \\d+(?:, in \\S+)?",
     PATH.source,
     HEX.source
   ].join("|"), "gi");
+  // an exception's name before its message, and an OS error's number: the same message is
+  // raised as RuntimeError here and OSError there ("[Errno 24] Too many open files").
+  // Case-sensitive: "CUDA error:" is part of the message
+  var RAISED_AS = /\b[\w.]*[A-Za-z](?:Error|Exception|Warning):|\[(?:Errno|WinError) \d+\]/g;
   var GENERIC = new Set();  // words in many messages (search_families.json, at SETUP)
+  // the messages the pages quote in text blocks, which the index's texts leave out: with the
+  // rest of the index (served), or in the index's config (offline, one file)
+  var QUOTED = [];
 
   function normalise(text) {
     return (" " + text.replace(/<[^>]*>/g, " ").replace(/&(?:amp|lt|gt|quot|#39);/g, " ")
@@ -861,19 +875,49 @@
   }
 
   // Whether a page quotes the message: its status or NCCL error, or six of its words in a row
-  // (two of them informative) stand together on some section.
+  // (two of them informative) stand together on some section or in a text block of a page
+  // (QUOTED). null where none does; else {location}: the section whose text block quotes it,
+  // null where only a section's text has it.
+  var quotes = null;  // QUOTED's texts as normalise() makes them, one string, and where each starts
   function documented(raw) {
     if (!corpus) corpus = docs.map(function (d) { return normalise(d.title + " " + d.text); }).join("\n");
-    var key = KEY.exec(raw);
-    if (key) return corpus.indexOf(normalise(key[1] || key[0])) >= 0;
-    var words = normalise(raw.replace(NOT_WORDING, " ")).trim().split(" ").filter(Boolean);
-    if (words.length < WINDOW) return corpus.indexOf(" " + words.join(" ") + " ") >= 0;
-    for (var i = 0; i + WINDOW <= words.length; i++) {
-      var run = words.slice(i, i + WINDOW);
-      if (run.filter(informative).length < 2) continue;
-      if (corpus.indexOf(" " + run.join(" ") + " ") >= 0) return true;
+    if (!quotes) {
+      quotes = { text: "", starts: [], at: [] };
+      QUOTED.forEach(function (q) {
+        quotes.starts.push(quotes.text.length);
+        quotes.at.push(q[0]);
+        quotes.text += normalise(q[1]) + "\n";
+      });
     }
-    return false;
+    var phrases = [];
+    var key = KEY.exec(raw);
+    if (key) {
+      phrases.push(normalise(key[1] || key[0]));
+    } else {
+      var words = normalise(raw.replace(NOT_WORDING, " ").replace(RAISED_AS, " ")).trim().split(" ").filter(Boolean);
+      if (words.length && words.length < WINDOW) phrases.push(" " + words.join(" ") + " ");
+      for (var i = 0; i + WINDOW <= words.length; i++) {
+        var run = words.slice(i, i + WINDOW);
+        if (run.filter(informative).length >= 2) phrases.push(" " + run.join(" ") + " ");
+      }
+    }
+    // a section's title or text has it: the ranking finds that section
+    if (phrases.some(function (p) { return corpus.indexOf(p) >= 0; })) return { location: null };
+    // else the text block that holds most of its phrases (a whole variant, not an output sharing a few)
+    var counts = new Map(), best = -1;
+    phrases.forEach(function (p) {
+      var seen = new Set();
+      for (var at = quotes.text.indexOf(p); at >= 0; at = quotes.text.indexOf(p, at + 1)) {
+        var lo = 0, hi = quotes.starts.length - 1;
+        while (lo < hi) {
+          var mid = (lo + hi + 1) >> 1;
+          if (quotes.starts[mid] <= at) lo = mid; else hi = mid - 1;
+        }
+        if (!seen.has(lo)) { seen.add(lo); counts.set(lo, (counts.get(lo) || 0) + 1); }
+      }
+    });
+    counts.forEach(function (n, piece) { if (best < 0 || n > counts.get(best)) best = piece; });
+    return best >= 0 ? { location: quotes.at[best] } : null;
   }
 
   var TORCH_VERSION = /\b(?:torch|pytorch)(?:\s*version)?\s*(?:==|=|:|v)?\s*([12]\.\d{1,2}(?:\.\d{1,2})?(?:\+\w+)?)(?![\d.])/i;
@@ -950,6 +994,20 @@
       ranked.push({ page: page, score: hub * score * (1 + PAGE_TITLE_BOOST * named / all), sections: list });
     });
     ranked.sort(function (x, y) { return y.score - x.score; });
+    // a message a section quotes in a text block (its other forms, "Also pasted as", a block's
+    // output) opens that section, first: the index's texts leave text blocks out
+    var quote = message && !family ? documented(asPasted) : null;
+    var quoting = quote && quote.location !== null ? byLocation.get(quote.location) : undefined;
+    if (quoting !== undefined) {
+      var home = docs[quoting].page, entry = null;
+      ranked = ranked.filter(function (r) { if (r.page === home) entry = r; return r.page !== home; });
+      var best = ranked.length ? ranked[0].score : 1;
+      entry = entry || { page: home, score: best, sections: [] };
+      var others = entry.sections.filter(function (s) { return s.d !== quoting; });
+      entry.sections = [{ d: quoting, score: others.length ? others[0].score : 1 }].concat(others);
+      entry.score = Math.max(entry.score, best);
+      ranked.unshift(entry);
+    }
     if (message && !family && ranked.length) {  // no shape: the first error reference page, if it is one,
       // or, for a line that starts as a message does ("Warning: …", "ValueError: …"), the error
       // reference page ranked highest (a topic page may rank above it: a warning's words are
@@ -1061,6 +1119,7 @@
           throw new Error("the rest of the index does not match its first part");
         }
         var started = Date.now();
+        if (Array.isArray(more.quoted)) { QUOTED = more.quoted; quotes = null; }
         build(docs.map(function (doc, i) {
           var entry = {};
           for (var key in doc) if (key !== "page") entry[key] = doc[key];
@@ -1092,6 +1151,8 @@
           return { shape: new RegExp(f.shape, f.flags || ""), page: f.page, name: f.name };
         });
         GENERIC = new Set(families.generic || []);
+        QUOTED = families.quoted || [];
+        quotes = null;
         NOTICE = families.notice || {};
         rest = { url: settings.rest || null, state: settings.rest ? "pending" : "complete",
                  timer: null, lastQuery: null, synonyms: settings.synonyms };
