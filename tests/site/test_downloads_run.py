@@ -352,3 +352,23 @@ def test_a_download_writes_only_in_its_folder_with_a_blocks_memory_limit(tmp_pat
     assert done.returncode != 0 and not outside.exists(), (done.stdout, done.stderr)
     assert "PermissionError" in done.stderr and str(outside) in done.stderr, done.stderr
     assert done.stdout == f"data limit {sandbox.memory_limit()}\n", done.stdout
+
+
+def test_what_a_download_starts_ends_with_it_and_does_not_hold_its_output(tmp_path, monkeypatch):
+    """A helper a download leaves running in a session of its own, holding the download's output
+    pipes, is ended when the download ends (issue 39, H18: it outlived the run, which then "hung"
+    for DOWNLOAD_TIMEOUT and ran again)."""
+    rel = "en/page/page-daemon.py"
+    script = ("# A page\n\n\n# %% docs/en/page.md:5\nimport subprocess\nimport sys\n\n"
+              "helper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(321.5)'], "
+              "start_new_session=True)\nprint('helper', helper.pid)\n")
+    (tmp_path / "site" / rel).parent.mkdir(parents=True)
+    (tmp_path / "site" / rel).write_text(script, encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "DOWNLOAD_TIMEOUT", 10)
+    started = time.monotonic()
+    done = run_download(tmp_path / "site", rel, tmp_path, {(): Path(sys.executable)})
+    assert done.returncode == 0 and not getattr(done, "hung", False), done.stderr
+    assert time.monotonic() - started < 60
+    helper = int(done.stdout.split()[1])
+    with pytest.raises(ProcessLookupError):
+        os.kill(helper, 0)
