@@ -57,14 +57,17 @@ GOAL_UNDOCUMENTED = 0.95
 # the tuning floor rises with what this build lands there (58-59 of 62).
 # Questions stated in users' words (issue 35 item 5) raised the question floors: tuning zh
 # 89 %, en 87 %; held-out zh 91 % (en 82 %, its floor unchanged), less about two items.
+# A second round (2026-12-07: nine page pairs answer the tuning misses' questions in their
+# words) measured tuning zh 92 %, en 91 %, held-out zh 91 %, en 86 %: the tuning floors rise
+# to 90 % / 89 % and the held-out English one to 82 % (48 of 56 now; two items of margin).
 FLOORS = {
     "tuning": {
-        "zh": {"question_top3": 0.87, "errors_on_both": 0.97, "errors_found": 0.95, "undocumented_landed": 0.91},
-        "en": {"question_top3": 0.86, "errors_on_both": 0.97, "errors_found": 0.95, "undocumented_landed": 0.91},
+        "zh": {"question_top3": 0.90, "errors_on_both": 0.97, "errors_found": 0.95, "undocumented_landed": 0.91},
+        "en": {"question_top3": 0.89, "errors_on_both": 0.97, "errors_found": 0.95, "undocumented_landed": 0.91},
     },
     "held-out": {
         "zh": {"question_top3": 0.87, "errors_on_both": 0.97, "errors_found": 0.93, "undocumented_landed": 0.85},
-        "en": {"question_top3": 0.78, "errors_on_both": 0.97, "errors_found": 0.93, "undocumented_landed": 0.85},
+        "en": {"question_top3": 0.82, "errors_on_both": 0.97, "errors_found": 0.93, "undocumented_landed": 0.85},
     },
 }
 
