@@ -7,7 +7,8 @@ memory and of the cores, what it may print, and its time.
   ``sweep_stale`` removes those of a pytest process that was killed;
 * ``block_env`` -- the environment a block starts with: a clean one, not the caller's;
 * ``allow_writes_only_beneath`` -- Landlock (Linux 5.13+, unprivileged): the
-  block's processes may write only beneath its scratch folder (and /dev), and
+  block's processes may write only beneath its scratch folder (and /dev/shm,
+  /dev/null: no other device, no terminal), and
   (Linux 6.12+) signal no process but their own: not the block runner, not
   pytest (``landlock_abi``: 0 where the kernel lacks it); there ``RepoGuard``
   notices what a block changed in the repository and puts it back;
@@ -348,14 +349,22 @@ def block_limits() -> tuple:
 # --------------------------------------------------------------------------- writes only into its scratch folder
 
 # Landlock (Linux 5.13+, unprivileged): the block's process and everything it
-# starts may write only beneath its own scratch folder (and /dev: /dev/null, the
-# shared memory of DataLoader workers, GPUs). Where the kernel lacks it,
+# starts may write only beneath its own scratch folder, in /dev/shm (the shared
+# memory of DataLoader workers, multiprocessing's semaphores) and to /dev/null,
+# /dev/zero and /dev/full. The rest of /dev is read-only to it (issue 39: H15, a
+# root block wrote a file into /dev and 512 bytes through /dev/loop0; H16, it
+# wrote a fake result line into the developer's terminal, /dev/pts/N) and, with
+# Landlock ABI 5 (Linux 6.10), no ioctl reaches a device outside those (TIOCSTI
+# typed a command into that terminal). GPUs need /dev too: a machine with an
+# NVIDIA driver runs without Landlock (landlock_abi). Where the kernel lacks it,
 # RepoGuard notices what a block changed in the repository and puts it back;
 # writes elsewhere are then not stopped.
 _LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446
 _FILE_RIGHTS = (1 << 1)  # WRITE_FILE
 _DIR_RIGHTS = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
-WRITABLE_SYSTEM = ("/dev",)
+_IOCTL_DEV = 1 << 15  # LANDLOCK_ACCESS_FS_IOCTL_DEV (ABI 5)
+WRITABLE_SYSTEM = ("/dev/shm",)  # folders
+WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")  # files
 _SCOPE_SIGNAL = 1 << 1  # LANDLOCK_SCOPE_SIGNAL (ABI 6, Linux 6.12)
 
 
@@ -388,7 +397,7 @@ def allow_writes_only_beneath(roots: list[Path]) -> None:
     if not abi:
         raise OSError("Landlock is not available")
     libc = ctypes.CDLL(None, use_errno=True)
-    file_rights = _FILE_RIGHTS | ((1 << 14) if abi >= 3 else 0)  # TRUNCATE
+    file_rights = _FILE_RIGHTS | ((1 << 14) if abi >= 3 else 0) | (_IOCTL_DEV if abi >= 5 else 0)  # TRUNCATE
     handled = file_rights | _DIR_RIGHTS | ((1 << 13) if abi >= 2 else 0)  # REFER
 
     class RulesetAttr(ctypes.Structure):
@@ -406,13 +415,15 @@ def allow_writes_only_beneath(roots: list[Path]) -> None:
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
     try:
-        for root in [*roots, *map(Path, WRITABLE_SYSTEM)]:
+        rules = [(root, handled) for root in [*roots, *map(Path, WRITABLE_SYSTEM)]]
+        rules += [(Path(device), file_rights) for device in WRITABLE_DEVICES]  # a file's rule: file rights only
+        for root, rights in rules:
             try:
                 fd = os.open(root, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 continue
             try:
-                rule = PathBeneath(handled, fd)
+                rule = PathBeneath(rights, fd)
                 if libc.syscall(_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0) != 0:
                     raise OSError(ctypes.get_errno(), f"landlock_add_rule {root}")
             finally:

@@ -7,11 +7,12 @@ traceback with no page line. The runner now decides from what it observed: the
 exit status, and one record carrying a token the block's page never sees.
 """
 
+import os
 import sys
 
 import pytest
 
-from devguide.run import zygote
+from devguide.run import sandbox, zygote
 from tests.unit import test_hostile_blocks as hostile
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner's process control is Linux's")
@@ -247,3 +248,71 @@ def test_the_runner_environment_keeps_what_it_needs_and_drops_the_rest(monkeypat
     assert "MY_SECRET_CANARY" not in env and "AWS_SECRET_ACCESS_KEY" not in env
     assert env["DEVGUIDE_ROOT"] == "/some/project" and env["CUDA_VISIBLE_DEVICES"] == "1"
     assert env["PYTHONUNBUFFERED"] == "1" and env["PATH"] == sandbox.os.environ["PATH"]
+
+
+TOUCHES_DEVICES = """\
+# D
+
+'''python
+import fcntl
+import os
+import termios
+
+
+def attempt(what, action):
+    try:
+        action()
+    except PermissionError:
+        print(what, "refused")
+    else:
+        print(what, "done")
+
+
+tty = os.environ["DOCS_TARGET_PTY"]  # a terminal: the developer's, in the review's trial
+attempt("write to the terminal", lambda: os.close(os.open(tty, os.O_WRONLY | os.O_NOCTTY)))
+reading = os.open(tty, os.O_RDONLY | os.O_NOCTTY)
+attempt("type into it", lambda: fcntl.ioctl(reading, termios.TIOCSTI, b"#"))
+os.close(reading)
+attempt("a file in /dev", lambda: open("/dev/devguide-left-behind", "w").close())
+attempt("a new terminal", os.openpty)
+attempt("/dev/null", lambda: open(os.devnull, "w").write("kept"))
+attempt("/dev/shm", lambda: (open("/dev/shm/devguide-probe", "w").close(), os.remove("/dev/shm/devguide-probe")))
+'''
+
+<!--pytest-codeblocks:expected-output-->
+'''text
+write to the terminal refused
+type into it refused
+a file in /dev refused
+a new terminal refused
+/dev/null done
+/dev/shm done
+'''
+""".replace("'''", "```")
+
+
+@pytest.mark.skipif(sandbox.landlock_abi() < 5, reason="needs Landlock ABI 5 (Linux 6.10+, no NVIDIA driver): "
+                    "the rule for ioctl on devices came with it")
+def test_a_block_writes_to_no_device_and_no_terminal_but_null_and_shared_memory(tmp_path):
+    """Issue 39, H15 and H16: /dev was writable (a root block wrote a file into /dev and through
+    /dev/loop0, a fake result line into the developer's terminal, and typed a command into it
+    with TIOCSTI). Now a block writes only to /dev/null, /dev/zero, /dev/full and in /dev/shm,
+    and no ioctl reaches another device."""
+    master, slave = os.openpty()
+    try:
+        root = hostile.scratch_project(tmp_path, {"d.md": TOUCHES_DEVICES})
+        rc, out, _ = hostile.run_pytest(root, "-n0", "docs/zh/d.md", "-k", "not twin", timeout=200,
+                                        env={"DOCS_TARGET_PTY": os.ttyname(slave)})
+        assert "PASSED docs/zh/d.md::line 3" in out and rc == 0, out[-3000:]
+        assert not os.path.exists("/dev/devguide-left-behind")
+        os.set_blocking(master, False)
+        try:
+            typed = os.read(master, 100)
+        except BlockingIOError:
+            typed = b""
+        assert b"#" not in typed, typed
+    finally:
+        os.close(master)
+        os.close(slave)
+        if os.path.exists("/dev/devguide-left-behind"):
+            os.remove("/dev/devguide-left-behind")
