@@ -297,6 +297,12 @@ def test_a_download_cannot_shadow_a_module(source):
             assert stem not in sys.stdlib_module_names and find_spec(stem) is None, stem
 
 
+def serve(site: Path, rel: str, script: str) -> None:
+    """A download of a test's own, at ``rel`` under a site folder."""
+    (site / rel).parent.mkdir(parents=True)
+    (site / rel).write_text(script, encoding="utf-8")
+
+
 def test_a_hung_download_is_stopped_and_names_its_block(tmp_path, monkeypatch):
     """A download that never ends fails its own test (not the whole module), after
     DOWNLOAD_TIMEOUT and one more try, with the block it was running and what to do."""
@@ -304,8 +310,7 @@ def test_a_hung_download_is_stopped_and_names_its_block(tmp_path, monkeypatch):
     script = ("# A page\n# It needs only torch and numpy.\n\n\n"
               "# %% docs/en/page.md:5\nprint('first block')\n\n\n"
               "# %% docs/en/page.md:12 · a block\nimport time\n\n\ndef wait():\n    time.sleep(600)\n\n\nwait()\n")
-    (tmp_path / "site" / rel).parent.mkdir(parents=True)
-    (tmp_path / "site" / rel).write_text(script, encoding="utf-8")
+    serve(tmp_path / "site", rel, script)
     monkeypatch.setattr(sys.modules[__name__], "DOWNLOAD_TIMEOUT", 3)
     started = time.monotonic()
     done = run_download(tmp_path / "site", rel, tmp_path, {(): Path(sys.executable)})
@@ -322,8 +327,7 @@ def test_a_download_that_hangs_once_passes_with_the_first_stack(tmp_path, monkey
     script = ("# A page\n\n\n# %% docs/en/page.md:5\nimport pathlib\nimport time\n\n"
               f"mark = pathlib.Path({str(mark)!r})\n"
               "if not mark.exists():\n    mark.touch()\n    time.sleep(600)\nprint('done')\n")
-    (tmp_path / "site" / rel).parent.mkdir(parents=True)
-    (tmp_path / "site" / rel).write_text(script, encoding="utf-8")
+    serve(tmp_path / "site", rel, script)
     monkeypatch.setattr(sys.modules[__name__], "DOWNLOAD_TIMEOUT", 3)
     # the two runs have folders of their own: the mark they share is written beneath tmp_path
     real = confined
@@ -346,8 +350,7 @@ def test_a_download_writes_only_in_its_folder_with_a_blocks_memory_limit(tmp_pat
               "pathlib.Path.home().joinpath('home.txt').write_text('ok')\n"
               "print('data limit', resource.getrlimit(resource.RLIMIT_DATA)[0])\n"
               f"pathlib.Path({str(outside)!r}).write_text('escaped')\n")
-    (tmp_path / "site" / rel).parent.mkdir(parents=True)
-    (tmp_path / "site" / rel).write_text(script, encoding="utf-8")
+    serve(tmp_path / "site", rel, script)
     done = run_download(tmp_path / "site", rel, tmp_path, {(): Path(sys.executable)})
     assert done.returncode != 0 and not outside.exists(), (done.stdout, done.stderr)
     assert "PermissionError" in done.stderr and str(outside) in done.stderr, done.stderr
@@ -362,8 +365,7 @@ def test_what_a_download_starts_ends_with_it_and_does_not_hold_its_output(tmp_pa
     script = ("# A page\n\n\n# %% docs/en/page.md:5\nimport subprocess\nimport sys\n\n"
               "helper = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(321.5)'], "
               "start_new_session=True)\nprint('helper', helper.pid)\n")
-    (tmp_path / "site" / rel).parent.mkdir(parents=True)
-    (tmp_path / "site" / rel).write_text(script, encoding="utf-8")
+    serve(tmp_path / "site", rel, script)
     monkeypatch.setattr(sys.modules[__name__], "DOWNLOAD_TIMEOUT", 10)
     started = time.monotonic()
     done = run_download(tmp_path / "site", rel, tmp_path, {(): Path(sys.executable)})
