@@ -21,19 +21,24 @@ the look of the notebooks:
    cell's outputs are read back from it for the downloaded ``.ipynb``.
 6. Notebook pages carry JupyterLab's CSS and prompts (1 MB, another look):
    they are rewritten to look and weigh like the Markdown pages.
+7. Not an upstream problem: the notebooks run in a confined kernel
+   (``confined_kernel``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 from mkdocs_jupyter.plugin import NotebookFile
 
 from devguide.mkdocs_plugin.reader.notebook_downloads import outputs_from_html
+from devguide.run import kernel, sandbox
 
 _patched: set[int] = set()
 
@@ -89,6 +94,8 @@ def _alternates(file, i18n, config) -> dict:
 
 def on_config(config):
     jupyter, i18n = _plugins(config)
+    if jupyter is not None:
+        confined_kernel(jupyter.config)
     if jupyter is None or i18n is None or id(jupyter) in _patched:
         return config
     _patched.add(id(jupyter))
@@ -104,12 +111,29 @@ def on_config(config):
         # evict stale cache entries after the last one only.
         if i18n.current_language == i18n.build_languages[-1]:
             post_build(config)
+            sandbox.sweep_stale()  # the folders of the kernels that ran the notebooks (7)
 
     events = config.plugins.events
     for name, replacement in (("pre_build", on_pre_build), ("post_build", on_post_build)):
         original = pre_build if name == "pre_build" else post_build
         events[name] = [replacement if m == original else m for m in events[name]]
     return config
+
+
+def confined_kernel(options) -> None:
+    """7. The notebooks run in the kernel that confines them as a block is confined
+    (devguide.run.kernel, issue 39 H19): its spec's folder goes on JUPYTER_PATH, and a build
+    that would execute them in any other kernel stops here, with what to write."""
+    if not options.get("execute"):
+        return
+    if options.get("kernel_name") != kernel.NAME:
+        raise PluginError(
+            f"mkdocs.yml: mkdocs-jupyter executes the notebooks in kernel {options.get('kernel_name')!r}: "
+            f"write `kernel_name: {kernel.NAME}` under mkdocs-jupyter, the kernel that runs them confined "
+            "as a block is (devguide/run/kernel.py)")
+    path = os.environ.get("JUPYTER_PATH", "")
+    if str(kernel.SPECS) not in path.split(os.pathsep):
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(kernel.SPECS), path]))
 
 
 _HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)</h\1>', re.S)
