@@ -20,6 +20,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from devguide import paths
@@ -32,6 +33,7 @@ from devguide.run.sandbox import (
     landlock_abi,
     memory_limit,
     output_limit,
+    shared_memory_left,
     warning_filters_env,
     zygote_env,
 )
@@ -81,6 +83,7 @@ def run_block(block: Block, zygote: Zygote | None = None, stats: dict | None = N
         job = _job(block, box)
         if block.language == "python":
             compiled(block)  # a syntax error is reported here, at its page line
+        start = time.time()
         reply = zygote.run(job)
         reply["sizes"] = {k: Path(job[k]).stat().st_size for k in ("stdout", "stderr") if Path(job[k]).exists()}
         if stats is not None:
@@ -93,6 +96,13 @@ def run_block(block: Block, zygote: Zygote | None = None, stats: dict | None = N
         left = (f"{block.where}: the block left in its folder what cannot be removed (chattr +i? "
                 f"a folder it made unreadable?); a block must leave its folder removable:\n"
                 + "\n".join(f"  {x}" for x in box.left[:10]))
+    shared = shared_memory_left(start)  # after its processes ended (devguide.run.zygote)
+    if shared:
+        left = "\n\n".join(filter(None, [left, (
+            f"{block.where}: shared memory was left behind while the block ran, which would outlive it and "
+            f"which no memory limit counts (a file in /dev/shm, a System V segment): a block must free what it "
+            f"makes (unlink the file, shm.unlink(), shmctl IPC_RMID). Removed now:\n"
+            + "\n".join(f"  {x}" for x in shared[:10]))]))
     try:
         _check_reply(block, job, reply, result, raw, err)
     except BlockFailure as exc:

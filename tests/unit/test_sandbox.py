@@ -104,3 +104,57 @@ def test_a_link_to_a_folder_outside_is_removed_not_followed(stale, tmp_path):
         assert outside.stat().st_mode & 0o777 == 0o500
     finally:
         os.chmod(outside, 0o700)
+
+
+def _sysv_segment(size: int, attach: bool) -> tuple[int, int | None]:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    shmid = libc.shmget(0, size, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+    assert shmid >= 0, os.strerror(ctypes.get_errno())
+    return shmid, (libc.shmat(shmid, None, 0) if attach else None)
+
+
+def _sysv_ids() -> set[int]:
+    return {int(row.split()[1]) for row in sandbox.SYSV_SHM.read_text().splitlines()[1:]}
+
+
+@linux
+def test_shared_memory_left_since_a_blocks_start_is_named_and_removed():
+    """Issue 39, H9: a 1 GiB file in /dev/shm and a SysV segment without IPC_RMID outlived the
+    run (RAM taken, and a later page read the file). What was made since the block's start and
+    is used by no process is removed and named; what a process still maps, and what was there
+    before, is left alone."""
+    import ctypes
+    import mmap
+    import time
+
+    before = sandbox.SHM / f"devguide-test-before-{os.getpid()}"
+    before.write_bytes(b"x")
+    time.sleep(0.2)
+    start = time.time()
+    left = sandbox.SHM / f"devguide-test-left-{os.getpid()}"
+    left.write_bytes(b"\1" * 4096)
+    held = sandbox.SHM / f"devguide-test-held-{os.getpid()}"
+    held.write_bytes(b"\1" * 4096)
+    libc = ctypes.CDLL(None, use_errno=True)
+    with open(held, "r+b") as f:
+        mapping = mmap.mmap(f.fileno(), 4096)
+    abandoned, _ = _sysv_segment(8192, attach=False)
+    attached, address = _sysv_segment(8192, attach=True)
+    try:
+        named = sandbox.shared_memory_left(start)
+        text = "\n".join(named)
+        assert f"{left}: 4096 bytes in /dev/shm (removed)" in named, text
+        assert f"segment {abandoned} " in text and "8192 bytes (removed)" in text, text
+        assert str(held) not in text and str(before) not in text and f"segment {attached} " not in text, text
+        assert not left.exists() and held.exists() and before.exists()
+        assert abandoned not in _sysv_ids() and attached in _sysv_ids()
+    finally:
+        mapping.close()
+        for path in (before, left, held):
+            path.unlink(missing_ok=True)
+        libc.shmdt(ctypes.c_void_p(address))
+        for shmid in (abandoned, attached):
+            libc.shmctl(shmid, 0, None)

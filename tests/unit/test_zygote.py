@@ -316,3 +316,44 @@ def test_a_block_writes_to_no_device_and_no_terminal_but_null_and_shared_memory(
         os.close(slave)
         if os.path.exists("/dev/devguide-left-behind"):
             os.remove("/dev/devguide-left-behind")
+
+
+LEAVES_SHARED_MEMORY = """\
+# P
+
+'''python
+import ctypes
+import os
+
+with open(f"/dev/shm/devguide-left-{os.environ['DOCS_TEST_TAG']}", "wb") as f:
+    f.write(b"\\1" * (1 << 20))
+libc = ctypes.CDLL(None, use_errno=True)
+print("segment made", libc.shmget(0, 1 << 20, 0o1600) >= 0)  # never IPC_RMID
+'''
+
+'''python
+import os
+
+print(os.path.exists(f"/dev/shm/devguide-left-{os.environ['DOCS_TEST_TAG']}"))
+'''
+
+<!--pytest-codeblocks:expected-output-->
+'''text
+False
+'''
+""".replace("'''", "```")
+
+
+def test_shared_memory_a_block_leaves_fails_it_and_is_gone_for_the_next_block(tmp_path):
+    """Issue 39, H9: a block left a file in /dev/shm and a System V segment; both outlived the
+    run, no memory limit counted them, and a later page read the file. Now the block fails at
+    its line naming both, they are removed, and the next block does not find the file."""
+    tag = f"{os.getpid()}-{tmp_path.name}"
+    root = hostile.scratch_project(tmp_path, {"m.md": LEAVES_SHARED_MEMORY})
+    rc, out, _ = hostile.run_pytest(root, "-n0", "docs/zh/m.md", "-k", "not twin", timeout=200,
+                                    env={"DOCS_TEST_TAG": tag})
+    failure = hostile.failure_of(out, "m.md", 3)
+    assert "shared memory was left behind" in failure and f"/dev/shm/devguide-left-{tag}: 1048576 bytes" in failure, out[-3000:]
+    assert "System V shared memory segment" in failure and "1048576 bytes (removed)" in failure, failure
+    assert "PASSED docs/zh/m.md::line 13" in out, out[-3000:]
+    assert not os.path.exists(f"/dev/shm/devguide-left-{tag}")
