@@ -402,6 +402,35 @@ def memory_limit() -> int | None:
     return int(total * 0.6 / max(1, workers))
 
 
+def disk_limit() -> int:
+    """Bytes of disk a block's folder may take (allocated blocks, so a sparse file counts what
+    it really holds): 2 GiB (DOCS_BLOCK_DISK_GB overrides it). Issue 39, H11: a block took
+    3 GiB of the shared disk with posix_fallocate and passed."""
+    return int(float(os.environ.get("DOCS_BLOCK_DISK_GB", "2")) * 2**30)
+
+
+def disk_used(folder: str | Path, most_entries: int = 200_000) -> int:
+    """Bytes allocated to the files beneath ``folder`` (links not followed); the walk stops
+    after ``most_entries`` entries (a block that makes more is measured on those)."""
+    used, stack, seen = 0, [str(folder)], 0
+    while stack and seen < most_entries:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                used += st.st_blocks * 512
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+    return used
+
+
 def output_limit() -> int:
     """Bytes a block may print, stdout and stderr each: 10 MB (DOCS_BLOCK_OUTPUT_MB overrides it)."""
     return int(float(os.environ.get("DOCS_BLOCK_OUTPUT_MB", "10")) * 2**20)

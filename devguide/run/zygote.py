@@ -55,6 +55,7 @@ from devguide.run import reaper
 from devguide.run.ports import one_at_a_time
 from devguide.run.sandbox import (
     allow_writes_only_beneath,
+    disk_used,
     fail_on_deprecations,
     remove_sandbox,
     zygote_env,
@@ -322,6 +323,7 @@ def _spawn_and_wait(job: dict, current: list[dict]) -> dict:
         "signal": sig,
         "timed_out": stopped == "timed_out",
         "over_memory": stopped == "over_memory",
+        "over_disk": stopped == "over_disk",
         "over_output": stopped == "over_output",
         "peak_memory": peak,
         "left_running": left,
@@ -375,7 +377,7 @@ def _spawn(job: dict) -> tuple[int, subprocess.Popen | None]:
 def _watch(job: dict, pid: int, proc, start: float):
     """Wait for the block's process to end; stop it (and everything it started) once
     it runs past its time, its memory or what it may print. (exit status as
-    ``_reap`` gives it, "timed_out" | "over_memory" | "over_output" | None, peak
+    ``_reap`` gives it, "timed_out" | "over_memory" | "over_output" | "over_disk" | None, peak
     memory of all its processes: their PSS, devguide.run.reaper)."""
     peak = 0
     pidfd = _pidfd(pid) if proc is None else None
@@ -387,6 +389,8 @@ def _watch(job: dict, pid: int, proc, start: float):
             status = _reap(pid, proc)
             if status is not None:  # it ended; it may have printed too much in its last moments
                 over = job.get("output_limit") and any(_size(p) > job["output_limit"] for p in outputs)
+                if not over and _over_disk(job):  # or filled the disk in its last moments
+                    return status, "over_disk", peak
                 return status, "over_output" if over else None, peak
             elapsed = time.monotonic() - start
             stopped = None
@@ -403,6 +407,8 @@ def _watch(job: dict, pid: int, proc, start: float):
                 peak = max(peak, used)
                 if job.get("memory") and used > job["memory"]:
                     stopped = "over_memory"
+                elif _over_disk(job):
+                    stopped = "over_disk"
             if stopped:
                 _kill_group(pid)
                 reaper.kill_descendants()  # reaped once the block's own exit status is read
@@ -415,6 +421,11 @@ def _watch(job: dict, pid: int, proc, start: float):
     finally:
         if pidfd is not None:
             os.close(pidfd)
+
+
+def _over_disk(job: dict) -> bool:
+    """Whether the block's folder takes more disk than it may (sandbox.disk_limit)."""
+    return bool(job.get("disk") and job.get("scratch") and disk_used(job["scratch"]) > job["disk"])
 
 
 def _read_record(path: str) -> bytes | None:

@@ -30,6 +30,7 @@ from devguide.run.sandbox import (
     Sandbox,
     block_env,
     block_sandbox,
+    disk_limit,
     landlock_abi,
     memory_limit,
     output_limit,
@@ -156,6 +157,8 @@ def _job(block: Block, box: Sandbox) -> dict:
         "timeout": block_timeout(block),
         "memory": memory_limit(),
         "output_limit": output_limit(),
+        "disk": disk_limit(),
+        "scratch": str(box.scratch),
         # Landlock: the block writes only beneath its scratch folder (else RepoGuard restores the repository)
         "confine": [str(box.scratch)] if landlock_abi() else None,
     }
@@ -195,6 +198,12 @@ def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw:
             f"memory (the sum of their PSS: memory they share counts once) and were stopped "
             f"(the limit for one block: 60 % of this machine's memory over the pytest workers; "
             f"DOCS_BLOCK_MEMORY_GB sets it)\n\n{numbered(block)}{streams}"
+        )
+    if reply.get("over_disk"):
+        raise BlockFailure(
+            f"{block.where}: the block's folder took more than {job['disk'] / 2**30:g} GiB of disk and the block "
+            f"was stopped with everything it started (the limit for one block; DOCS_BLOCK_DISK_GB sets it). "
+            f"Write less: a few files of the size the example needs\n\n{numbered(block)}{streams}"
         )
     if block.language == "bash":
         if reply["exit"] != 0:

@@ -9,6 +9,7 @@ exit status, and one record carrying a token the block's page never sees.
 
 import os
 import sys
+import time
 
 import pytest
 
@@ -357,3 +358,63 @@ def test_shared_memory_a_block_leaves_fails_it_and_is_gone_for_the_next_block(tm
     assert "System V shared memory segment" in failure and "1048576 bytes (removed)" in failure, failure
     assert "PASSED docs/zh/m.md::line 13" in out, out[-3000:]
     assert not os.path.exists(f"/dev/shm/devguide-left-{tag}")
+
+
+FILLS_THE_DISK = """\
+# P
+
+'''python
+import os
+import tempfile
+
+with open(os.path.join(tempfile.gettempdir(), "big.bin"), "wb") as f:
+    os.posix_fallocate(f.fileno(), 0, 200 << 20)  # really reserved on the disk
+print("reserved")
+'''
+
+<!--pytest.mark.timeout(60)-->
+'''python
+import os
+import time
+
+with open("big.bin", "wb") as f:
+    os.posix_fallocate(f.fileno(), 0, 200 << 20)
+time.sleep(30)
+'''
+
+'''python
+with open("sparse.bin", "wb") as f:
+    f.truncate(1 << 40)  # 1 TiB that takes no disk
+print("sparse")
+'''
+
+<!--pytest-codeblocks:expected-output-->
+'''text
+sparse
+'''
+""".replace("'''", "```")
+
+
+def test_a_block_that_takes_more_disk_than_its_limit_fails_at_its_line(tmp_path):
+    """Issue 39, H11: a block reserved 3 GiB of the shared disk (posix_fallocate) and passed: its
+    folder had no limit. Now what its folder takes is measured while it runs and when it ends;
+    past the limit (DOCS_BLOCK_DISK_GB) it is stopped and fails at its line. A sparse file takes
+    what it holds, not its size."""
+    root = hostile.scratch_project(tmp_path, {"f.md": FILLS_THE_DISK})
+    start = time.monotonic()
+    rc, out, _ = hostile.run_pytest(root, "-n0", "docs/zh/f.md", "-k", "not twin", timeout=200,
+                                    env={"DOCS_BLOCK_DISK_GB": "0.1"})
+    for line in (3, 13):
+        failure = hostile.failure_of(out, "f.md", line)
+        assert "the block's folder took more than 0.1 GiB of disk" in failure, failure
+    assert "PASSED docs/zh/f.md::line 22" in out, out[-3000:]
+    assert time.monotonic() - start < 100, "the block that holds the disk was not stopped"
+
+
+def test_disk_used_counts_allocated_blocks(tmp_path):
+    (tmp_path / "a").mkdir()
+    with open(tmp_path / "a" / "real.bin", "wb") as f:
+        os.posix_fallocate(f.fileno(), 0, 8 << 20)
+    with open(tmp_path / "sparse.bin", "wb") as f:
+        f.truncate(1 << 40)
+    assert 8 << 20 <= sandbox.disk_used(tmp_path) < 9 << 20
