@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(os.environ.get("DEVGUIDE_ROOT") or Path(__file__).resolve().parents[1]).resolve()
@@ -25,8 +27,41 @@ GPU = BUILD / "gpu"
 GPU_RECORDED = REPO / ".ci" / "gpu-run"
 
 
+@dataclass(frozen=True)
+class Where:
+    """A page line: ``path`` (as ``rel`` shows it) and ``line`` (1-based); its text is ``path:line``."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
 class DocsError(Exception):
-    """A problem in a page, reported as ``path:line: message``."""
+    """A problem in a page: ``path``, ``line`` (None for a file as a whole) and
+    ``message``, reported as ``path:line: message``. One that groups several problems
+    keeps them in ``problems`` (each a DocsError, or its ``path:line: message`` text as
+    the census keeps it), is at the first one's place, and is reported as them, one a line."""
+
+    def __init__(self, path: str, line: int | None, message: str, problems: Sequence[str | DocsError] = ()):
+        self.path, self.line, self.message = path, line, message
+        self.problems = list(problems)
+        super().__init__(path, line, message, self.problems)  # all four: a pickled copy is whole
+
+    @classmethod
+    def at(cls, where: Where, message: str) -> DocsError:
+        return cls(where.path, where.line, message)
+
+    @classmethod
+    def grouped(cls, where: Where, problems: Sequence[str | DocsError]) -> DocsError:
+        """Several problems of one page; ``where``: the first one's place."""
+        return cls(where.path, where.line, "\n".join(map(str, problems)), problems)
+
+    def __str__(self) -> str:
+        if self.problems:
+            return "\n".join(map(str, self.problems))
+        return f"{self.path}:{self.line}: {self.message}" if self.line is not None else f"{self.path}: {self.message}"
 
 
 def rel(path: Path | str) -> str:
