@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,26 +78,58 @@ def _rel(path: str, cwd: str) -> str:
         return resolved.as_posix()
 
 
+@functools.cache
+def yaml_loader():
+    """The one loader of mkdocs.yml (the languages here, the nav and the Markdown
+    extensions in devguide.source): its !ENV and !!python tags read as plain values
+    (None). Made when first used: the block runner imports this module and no YAML."""
+    import yaml
+
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python", lambda loader, suffix, node: None)
+    return Loader
+
+
+def mkdocs_yml(path: Path | None = None) -> dict:
+    import yaml
+
+    return yaml.load(Path(path or REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml_loader())
+
+
 @functools.lru_cache(maxsize=1)
 def languages() -> tuple[str, ...]:
     """The site's languages, the default one first, as mkdocs.yml's i18n plugin lists them."""
-    path = REPO / "mkdocs.yml"
-    if not path.exists():
-        return ("zh", "en")
-    text = path.read_text(encoding="utf-8")
-    found = re.findall(r"^\s*- locale: (\w+)\n(?:(?!\s*- locale:).*\n)*?\s*default: true", text, re.M)
-    locales = re.findall(r"^\s*- locale: (\w+)", text, re.M)
-    default = found[0] if found else locales[0]
+    return languages_of(mkdocs_yml()) if (REPO / "mkdocs.yml").exists() else ("zh", "en")
+
+
+def languages_of(cfg: dict) -> tuple[str, ...]:
+    """The languages of a loaded mkdocs.yml, the default one first."""
+    plugins = cfg.get("plugins") or []
+    i18n = next((p["i18n"] for p in plugins if isinstance(p, dict) and "i18n" in p), None)
+    locales = [lang["locale"] for lang in (i18n or {}).get("languages") or []]
+    if not locales:
+        raise DocsError("mkdocs.yml", None, "the i18n plugin lists no languages: the site's languages come from "
+                        "plugins: - i18n: languages: - locale: zh (default: true), - locale: en")
+    default = next((lang["locale"] for lang in i18n["languages"] if lang.get("default")), locales[0])
     return (default, *[x for x in locales if x != default])
 
 
-LANGUAGES = languages()
-DEFAULT_LANGUAGE = LANGUAGES[0]
+def __getattr__(name: str):
+    """LANGUAGES and DEFAULT_LANGUAGE, read from mkdocs.yml when first asked for: the
+    block runner, which imports this module for REPO, never parses mkdocs.yml."""
+    if name == "LANGUAGES":
+        return languages()
+    if name == "DEFAULT_LANGUAGE":
+        return languages()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def url_prefix(lang: str) -> str:
     """The language's folder in the built site: "" for the default one, "en/" for the others."""
-    return "" if lang == DEFAULT_LANGUAGE else f"{lang}/"
+    return "" if lang == languages()[0] else f"{lang}/"
 
 
 @functools.lru_cache(maxsize=1)

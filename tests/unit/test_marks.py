@@ -95,3 +95,17 @@ def test_a_page_problem_carries_its_place(write_page):
     assert (one.path, one.line, one.message, str(one)) == ("p.md", 7, "what to do", "p.md:7: what to do")
     assert str(paths.DocsError("mkdocs.yml", None, "no repo_url")) == "mkdocs.yml: no repo_url"
 
+
+def test_the_languages_are_read_from_mkdocs_yml_as_yaml(tmp_path):
+    """mkdocs.yml is read by one YAML loader (its !ENV and !!python tags as plain values):
+    the i18n plugin's languages, the default one first wherever it is listed."""
+    cfg = tmp_path / "mkdocs.yml"
+    cfg.write_text(
+        "markdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"
+        "plugins:\n  - offline:\n      enabled: !ENV [OFFLINE, false]\n  - i18n:\n      languages:\n"
+        "        - locale: fr\n          name: Français\n        - locale: en\n          default: true\n"
+        "        - locale: de\n", encoding="utf-8")
+    assert paths.languages_of(paths.mkdocs_yml(cfg)) == ("en", "fr", "de")
+    assert paths.languages() == ("zh", "en")  # the project's own
+    with pytest.raises(paths.DocsError, match=r"^mkdocs\.yml: the i18n plugin lists no languages"):
+        paths.languages_of({"plugins": ["search"]})
