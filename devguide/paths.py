@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(os.environ.get("DEVGUIDE_ROOT") or Path(__file__).resolve().parents[1]).resolve()
+from devguide import settings
+
+REPO = (settings.current().root or Path(__file__).resolve().parents[1]).resolve()
 DOCS = REPO / "docs"
 BUILD = REPO / "build"
 SITE = BUILD / "site"
@@ -161,12 +163,12 @@ def any_torch() -> bool:
     whatever its version; ``DOCS_TORCH=2.15.0`` (make test-torch): with that
     version, the newest release or another one named; otherwise the installed
     torch must be the pinned one."""
-    return os.environ.get("DOCS_TORCH", "") != ""
+    return settings.current().torch != ""
 
 
 def named_torch() -> str | None:
     """The version ``DOCS_TORCH`` names (make test-torch), or None."""
-    value = os.environ.get("DOCS_TORCH", "")
+    value = settings.current().torch
     return value if value not in ("", "any") else None
 
 
@@ -212,4 +214,4 @@ def device_available(kind: str) -> bool:
 
 
 def require_cuda() -> bool:
-    return os.environ.get("REQUIRE_CUDA", "") not in ("", "0")
+    return settings.current().require_cuda
