@@ -119,6 +119,10 @@ def languages_of(cfg: dict) -> tuple[str, ...]:
     return (default, *[x for x in locales if x != default])
 
 
+LANGUAGES: tuple[str, ...]  # (annotations only: both are read on first use, by __getattr__)
+DEFAULT_LANGUAGE: str
+
+
 def __getattr__(name: str):
     """LANGUAGES and DEFAULT_LANGUAGE, read from mkdocs.yml when first asked for: the
     block runner, which imports this module for REPO, never parses mkdocs.yml."""
