@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import functools
 import os
-import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(os.environ.get("DEVGUIDE_ROOT") or Path(__file__).resolve().parents[1]).resolve()
+from devguide import settings
+
+REPO = (settings.current().root or Path(__file__).resolve().parents[1]).resolve()
 DOCS = REPO / "docs"
 BUILD = REPO / "build"
 SITE = BUILD / "site"
@@ -25,8 +28,41 @@ GPU = BUILD / "gpu"
 GPU_RECORDED = REPO / ".ci" / "gpu-run"
 
 
+@dataclass(frozen=True)
+class Where:
+    """A page line: ``path`` (as ``rel`` shows it) and ``line`` (1-based); its text is ``path:line``."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
 class DocsError(Exception):
-    """A problem in a page, reported as ``path:line: message``."""
+    """A problem in a page: ``path``, ``line`` (None for a file as a whole) and
+    ``message``, reported as ``path:line: message``. One that groups several problems
+    keeps them in ``problems`` (each a DocsError, or its ``path:line: message`` text as
+    the census keeps it), is at the first one's place, and is reported as them, one a line."""
+
+    def __init__(self, path: str, line: int | None, message: str, problems: Sequence[str | DocsError] = ()):
+        self.path, self.line, self.message = path, line, message
+        self.problems = list(problems)
+        super().__init__(path, line, message, self.problems)  # all four: a pickled copy is whole
+
+    @classmethod
+    def at(cls, where: Where, message: str) -> DocsError:
+        return cls(where.path, where.line, message)
+
+    @classmethod
+    def grouped(cls, where: Where, problems: Sequence[str | DocsError]) -> DocsError:
+        """Several problems of one page; ``where``: the first one's place."""
+        return cls(where.path, where.line, "\n".join(map(str, problems)), problems)
+
+    def __str__(self) -> str:
+        if self.problems:
+            return "\n".join(map(str, self.problems))
+        return f"{self.path}:{self.line}: {self.message}" if self.line is not None else f"{self.path}: {self.message}"
 
 
 def rel(path: Path | str) -> str:
@@ -44,26 +80,62 @@ def _rel(path: str, cwd: str) -> str:
         return resolved.as_posix()
 
 
+@functools.cache
+def yaml_loader():
+    """The one loader of mkdocs.yml (the languages here, the nav and the Markdown
+    extensions in devguide.source): its !ENV and !!python tags read as plain values
+    (None). Made when first used: the block runner imports this module and no YAML."""
+    import yaml
+
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python", lambda loader, suffix, node: None)
+    return Loader
+
+
+def mkdocs_yml(path: Path | None = None) -> dict:
+    import yaml
+
+    return yaml.load(Path(path or REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml_loader())
+
+
 @functools.lru_cache(maxsize=1)
 def languages() -> tuple[str, ...]:
     """The site's languages, the default one first, as mkdocs.yml's i18n plugin lists them."""
-    path = REPO / "mkdocs.yml"
-    if not path.exists():
-        return ("zh", "en")
-    text = path.read_text(encoding="utf-8")
-    found = re.findall(r"^\s*- locale: (\w+)\n(?:(?!\s*- locale:).*\n)*?\s*default: true", text, re.M)
-    locales = re.findall(r"^\s*- locale: (\w+)", text, re.M)
-    default = found[0] if found else locales[0]
+    return languages_of(mkdocs_yml()) if (REPO / "mkdocs.yml").exists() else ("zh", "en")
+
+
+def languages_of(cfg: dict) -> tuple[str, ...]:
+    """The languages of a loaded mkdocs.yml, the default one first."""
+    plugins = cfg.get("plugins") or []
+    i18n = next((p["i18n"] for p in plugins if isinstance(p, dict) and "i18n" in p), None)
+    locales = [lang["locale"] for lang in (i18n or {}).get("languages") or []]
+    if not locales:
+        raise DocsError("mkdocs.yml", None, "the i18n plugin lists no languages: the site's languages come from "
+                        "plugins: - i18n: languages: - locale: zh (default: true), - locale: en")
+    default = next((lang["locale"] for lang in i18n["languages"] if lang.get("default")), locales[0])
     return (default, *[x for x in locales if x != default])
 
 
-LANGUAGES = languages()
-DEFAULT_LANGUAGE = LANGUAGES[0]
+LANGUAGES: tuple[str, ...]  # (annotations only: both are read on first use, by __getattr__)
+DEFAULT_LANGUAGE: str
+
+
+def __getattr__(name: str):
+    """LANGUAGES and DEFAULT_LANGUAGE, read from mkdocs.yml when first asked for: the
+    block runner, which imports this module for REPO, never parses mkdocs.yml."""
+    if name == "LANGUAGES":
+        return languages()
+    if name == "DEFAULT_LANGUAGE":
+        return languages()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def url_prefix(lang: str) -> str:
     """The language's folder in the built site: "" for the default one, "en/" for the others."""
-    return "" if lang == DEFAULT_LANGUAGE else f"{lang}/"
+    return "" if lang == languages()[0] else f"{lang}/"
 
 
 @functools.lru_cache(maxsize=1)
@@ -95,12 +167,12 @@ def any_torch() -> bool:
     whatever its version; ``DOCS_TORCH=2.15.0`` (make test-torch): with that
     version, the newest release or another one named; otherwise the installed
     torch must be the pinned one."""
-    return os.environ.get("DOCS_TORCH", "") != ""
+    return settings.current().torch != ""
 
 
 def named_torch() -> str | None:
     """The version ``DOCS_TORCH`` names (make test-torch), or None."""
-    value = os.environ.get("DOCS_TORCH", "")
+    value = settings.current().torch
     return value if value not in ("", "any") else None
 
 
@@ -146,4 +218,4 @@ def device_available(kind: str) -> bool:
 
 
 def require_cuda() -> bool:
-    return os.environ.get("REQUIRE_CUDA", "") not in ("", "0")
+    return settings.current().require_cuda

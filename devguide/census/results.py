@@ -18,12 +18,11 @@ counted apart: no CI machine has either device. Each file is read once while unc
 from __future__ import annotations
 
 import functools
-import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from devguide import paths
+from devguide import paths, settings
 from devguide.census import file as census
 from devguide.census import summary
 from devguide.paths import GPU, GPU_RECORDED
@@ -162,7 +161,7 @@ def _other(path: Path, mtime: float | None) -> dict | None:
 def site_torch() -> str | None:
     """The torch release this build of the site is for (``DEVGUIDE_SITE_TORCH=2.15``,
     set by the deploy job for each of its mike versions): its run comes first."""
-    return os.environ.get("DEVGUIDE_SITE_TORCH") or None
+    return settings.current().site_torch
 
 
 def _site_first(items: list, label_of) -> list:

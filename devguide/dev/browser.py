@@ -19,6 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from devguide import settings
 from devguide.paths import REPO
 
 NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -47,8 +48,8 @@ def playwright_chromium() -> str | None:
 
 def find_chromium(env: dict | None = None, playwright=playwright_chromium) -> str | None:
     env = os.environ if env is None else env
-    if env.get("PLAYWRIGHT_CHROMIUM"):
-        path = env["PLAYWRIGHT_CHROMIUM"]
+    path = settings.current(env).chromium
+    if path:
         return path if os.path.exists(path) else None
     for name in NAMES:
         found = shutil.which(name, path=env.get("PATH", ""))

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import os
 import shutil
 import sys
 import tarfile
@@ -27,7 +26,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from devguide import paths
+from devguide import paths, settings
 
 
 @dataclass(frozen=True)
@@ -56,8 +55,7 @@ DEFAULT_REGISTRY = "https://registry.npmjs.org"
 
 
 def registry(env=None) -> str:
-    env = os.environ if env is None else env
-    found = env.get("NPM_CONFIG_REGISTRY") or env.get("npm_config_registry") or DEFAULT_REGISTRY
+    found = settings.current(env).npm_registry or DEFAULT_REGISTRY
     return found.rstrip("/")
 
 

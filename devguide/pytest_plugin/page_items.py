@@ -48,7 +48,7 @@ class DocsPage(pytest.File):
         except DocsError as exc:
             # the page fails, at its page line; every other page is collected and runs
             # (a collection error would interrupt the whole session)
-            yield PageProblem.from_parent(self, name="page", problem=str(exc))
+            yield PageProblem.from_parent(self, name="page", error=exc)
             return
         for block in blocks:
             item = DocsBlock.from_parent(self, name=f"line {block.line}", block=block)
@@ -63,19 +63,20 @@ class PageProblem(pytest.Item):
     """A page whose fences cannot be read (a fence never closed, a dangling marker…):
     it fails with the page line of each problem, and its blocks are not run."""
 
-    def __init__(self, *, problem: str, **kwargs):
+    def __init__(self, *, error: DocsError, **kwargs):
         super().__init__(**kwargs)
-        self.problem = problem
+        self.error = error
 
     def runtest(self):
-        raise DocsError(f"{self.problem}\n\n(the page's blocks are not run until it can be read)")
+        raise self.error
 
     def repr_failure(self, excinfo):
-        return str(excinfo.value) if isinstance(excinfo.value, DocsError) else super().repr_failure(excinfo)
+        if isinstance(excinfo.value, DocsError):
+            return f"{excinfo.value}\n\n(the page's blocks are not run until it can be read)"
+        return super().repr_failure(excinfo)
 
     def reportinfo(self):
-        line = self.problem.split(":", 2)[1] if self.problem.count(":") >= 2 else "1"
-        return self.path, (int(line) - 1 if line.isdigit() else 0), "page"
+        return self.path, (self.error.line or 1) - 1, "page"
 
 
 class TwinCheck(pytest.Item):
@@ -84,7 +85,7 @@ class TwinCheck(pytest.Item):
     def runtest(self):
         problems = twin_problems(self.path)
         if problems:
-            raise DocsError("\n".join(problems))
+            raise DocsError(rel(self.path), None, "\n".join(problems), problems)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, DocsError):

@@ -3,7 +3,7 @@ stop, a worker that never reports) ends anyway, saying so.
 
 Every pytest process of a run (the controller and each xdist worker, or the one
 process of ``-n0``) arms a timer at its start: ``DOCS_RUN_TIMEOUT`` seconds
-(default ``DEFAULT_RUN_TIMEOUT``; 0 turns it off). When it fires the process
+(default ``settings.DEFAULT_RUN_TIMEOUT``; 0 turns it off). When it fires the process
 says which block was running, stops its block runner (which kills the block
 with everything it started and removes its sandbox: devguide.run.zygote) and exits
 with status 3.
@@ -15,12 +15,13 @@ import os
 import sys
 import threading
 
-DEFAULT_RUN_TIMEOUT = 3600  # seconds: a first make test takes about 3 minutes on 2 cores
+from devguide import settings
+
 EXIT_STATUS = 3
 
 
 def run_timeout() -> float:
-    return float(os.environ.get("DOCS_RUN_TIMEOUT", DEFAULT_RUN_TIMEOUT) or 0)
+    return settings.current().run_timeout
 
 
 def arm(zygote, config=None, worker: str = "") -> threading.Timer | None:

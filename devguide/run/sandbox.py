@@ -33,6 +33,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from devguide import settings
 from devguide.paths import REPO, torch_version
 
 DEFAULT_TIMEOUT = 120  # seconds; <!--pytest.mark.timeout(N)--> above a block overrides it
@@ -392,14 +393,14 @@ def block_env(box: Sandbox) -> dict:
 def memory_limit() -> int | None:
     """Bytes a block may allocate: 60 % of the machine's memory, shared by the
     pytest workers (DOCS_BLOCK_MEMORY_GB overrides it). None where unknown."""
-    if os.environ.get("DOCS_BLOCK_MEMORY_GB"):
-        return int(float(os.environ["DOCS_BLOCK_MEMORY_GB"]) * 2**30)
+    now = settings.current()
+    if now.block_memory_gb is not None:
+        return int(now.block_memory_gb * 2**30)
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return None
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    return int(total * 0.6 / max(1, workers))
+    return int(total * 0.6 / max(1, now.xdist_workers))
 
 
 def disk_limit() -> int:
@@ -433,7 +434,7 @@ def disk_used(folder: str | Path, most_entries: int = 200_000) -> int:
 
 def output_limit() -> int:
     """Bytes a block may print, stdout and stderr each: 10 MB (DOCS_BLOCK_OUTPUT_MB overrides it)."""
-    return int(float(os.environ.get("DOCS_BLOCK_OUTPUT_MB", "10")) * 2**20)
+    return int(settings.current().block_output_mb * 2**20)
 
 
 def thread_share() -> dict:
@@ -442,8 +443,9 @@ def thread_share() -> dict:
     threads on two cores (OpenMP's spinning threads then burn the CPU time the other
     block needs: a two-worker torchrun block took 17 s of CPU in 8.6 s, alone 7.4 s).
     Nothing when the variable is already set or one worker runs (-n0)."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    if workers <= 1 or "OMP_NUM_THREADS" in os.environ:
+    now = settings.current()
+    workers = now.xdist_workers
+    if workers <= 1 or now.omp_threads_set:
         return {}
     return {"OMP_NUM_THREADS": str(max(1, cores() // workers))}
 
@@ -484,7 +486,7 @@ _SCOPE_SIGNAL = 1 << 1  # LANDLOCK_SCOPE_SIGNAL (ABI 6, Linux 6.12)
 @functools.lru_cache(maxsize=1)
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 where there is none."""
-    if not sys.platform.startswith("linux") or os.environ.get("DOCS_LANDLOCK", "1") == "0":
+    if not sys.platform.startswith("linux") or not settings.current().landlock:
         return 0
     if os.path.exists("/dev/nvidiactl"):
         # NVIDIA's driver does not initialise under this ruleset: cudaGetDeviceCount

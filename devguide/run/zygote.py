@@ -50,6 +50,7 @@ import time
 import traceback
 from pathlib import Path
 
+from devguide import settings
 from devguide.paths import REPO
 from devguide.run import reaper
 from devguide.run.ports import one_at_a_time
@@ -65,7 +66,7 @@ from devguide.source.blocks import Block, compiled, numbered
 
 blocks_file = blocks.__file__  # compiles the block: its frames are the harness's
 
-FORK = sys.platform.startswith("linux") and os.environ.get("DOCS_FORK", "1") != "0"
+FORK = sys.platform.startswith("linux") and settings.current().fork
 EXIT_PASSED, EXIT_FAILED = 0, 1  # how a python block's process ends when it ran to its end
 RESULT_MOST = 1 << 20  # bytes of a result record read
 MESSAGE_MOST = 100_000  # characters of a failure's message: encoded, at most 6 bytes each

@@ -26,7 +26,7 @@ from pathlib import Path
 import markdown
 from pytest_codeblocks.main import CodeBlock, extract_from_buffer
 
-from devguide.paths import REPO, DocsError, pinned_torch, rel
+from devguide.paths import REPO, DocsError, Where, pinned_torch, rel
 from devguide.source.fences import (
     EXECUTED,
     SNIPPET_LINE,
@@ -40,7 +40,7 @@ from devguide.source.marks import eval_mark, torch_specifier
 _snippets = None
 
 
-def expand_snippet_line(line: str, where: str) -> list[str]:
+def expand_snippet_line(line: str, where: Where) -> list[str]:
     """Expand one ``--8<--`` line with pymdownx.snippets' own preprocessor."""
     global _snippets
     if _snippets is None:
@@ -54,8 +54,8 @@ def expand_snippet_line(line: str, where: str) -> list[str]:
     try:
         return _snippets.run([line])
     except Exception as exc:  # SnippetMissingError and friends
-        raise DocsError(
-            f"{where}: {exc}; snippet paths are relative to the repository root "
+        raise DocsError.at(
+            where, f"{exc}; snippet paths are relative to the repository root "
             "(e.g. --8<-- \"snippets/topic/what_it_does.py\")"
         ) from None
 
@@ -100,13 +100,17 @@ class Block:
             return self.expected_output, self.output_fence
         for spec, text, fence in self.variants:
             # prereleases=True: a release candidate of 2.16 is "torch>=2.15" too
-            if torch_specifier(spec, f"{rel(self.page)}:{fence.line}").contains(version, prereleases=True):
+            if torch_specifier(spec, Where(rel(self.page), fence.line)).contains(version, prereleases=True):
                 return text, fence
         return self.expected_output, self.output_fence
 
     @property
+    def at(self) -> Where:
+        return Where(rel(self.page), self.line)
+
+    @property
     def where(self) -> str:
-        return f"{rel(self.page)}:{self.line}"
+        return str(self.at)
 
     @property
     def mark_names(self) -> set[str]:
@@ -121,28 +125,29 @@ def page_blocks(page: Path) -> list[Block]:
 @functools.lru_cache(maxsize=512)
 def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
     """The python and bash blocks of a page, as pytest-codeblocks extracts them."""
-    problems = [e.problem for e in classify(page) if e.problem]
-    if problems:
-        raise DocsError("\n".join(problems))
+    failing = [e for e in classify(page) if e.problem]
+    if failing:
+        first = failing[0]
+        raise DocsError.grouped(Where(first.page, first.problem_line or first.line), [e.problem for e in failing])
     fences = scan_fences(page)
     by_line = {f.line: f for f in fences}
     with open(page, encoding="utf-8") as handle:
         try:
             extracted: list[CodeBlock] = extract_from_buffer(handle)
         except RuntimeError as exc:  # pytest-codeblocks' parser; the census catches most first
-            raise DocsError(f"{rel(page)}:1: {exc}") from None
+            raise DocsError(rel(page), 1, str(exc)) from None
     pieces, outputs, variants = _parts(fences)
     blocks = []
     for cb in extracted:
         if cb.syntax not in EXECUTED:
             continue
-        where = f"{rel(page)}:{cb.lineno}"
+        where = Where(rel(page), cb.lineno)
         fence = by_line.get(cb.lineno)
         if fence is None:  # pragma: no cover - both parsers read the same fences
-            raise DocsError(f"{where}: fence not found by the census scanner")
+            raise DocsError.at(where, "fence not found by the census scanner")
         if sorted(m.strip() for m in cb.marks) != sorted(fence.marks):
-            raise DocsError(
-                f"{where}: a mark comment is separated from its fence by text: put "
+            raise DocsError.at(
+                where, "a mark comment is separated from its fence by text: put "
                 "<!--pytest.mark.…--> comments directly above the fence they mark"
             )
         code, line_map = _code_and_lines(page, pieces[cb.lineno])
@@ -162,7 +167,7 @@ def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
         )
     problems = [p for b in blocks for p in (*cannot_fail(b), *hides_its_failure(b))]
     if problems:
-        raise DocsError("\n".join(problems))
+        raise DocsError.grouped(Where(problems[0].path, problems[0].line), problems)
     return blocks
 
 
@@ -183,7 +188,7 @@ def _parts(fences: list[Fence]):
         elif any(k.startswith("expected-output") for k in kw) and owner is not None:
             outputs[owner.line] = f
         elif f.variant is not None and owner is not None:
-            torch_specifier(f.variant, f.where)
+            torch_specifier(f.variant, f.at)
             variants.setdefault(owner.line, []).append((f.variant, f.code, f))
         else:
             owner = f
@@ -198,7 +203,7 @@ def _code_and_lines(page: Path, pieces: list[Fence]) -> tuple[str, list[tuple[st
         for n, text in enumerate(piece.code.splitlines(), piece.line + 1):
             if SNIPPET_LINE.match(text):
                 source = text.split("8<", 1)[1].strip(" -\"'")
-                expanded = expand_snippet_line(text, f"{rel(page)}:{n}")
+                expanded = expand_snippet_line(text, Where(rel(page), n))
                 for k, included in enumerate(expanded, 1):
                     code.append(included)
                     line_map.append((source.split(":", 1)[0], k))
@@ -208,7 +213,7 @@ def _code_and_lines(page: Path, pieces: list[Fence]) -> tuple[str, list[tuple[st
     return "\n".join(code) + "\n", line_map
 
 
-def cannot_fail(block: Block) -> list[str]:
+def cannot_fail(block: Block) -> list[DocsError]:
     """Demonstrations of an error that would pass if the error never came: a ``try``
     with no ``else`` whose ``except`` asserts on the error, or prints it
     (``except E as e: print(e)``) in a block whose printed output is not
@@ -248,11 +253,11 @@ def cannot_fail(block: Block) -> list[str]:
         )
         if demo:
             page, line = block.line_map[node.lineno - 1]
-            found.append(
-                f"{page}:{line}: this try/except shows the error it expects but passes when no "
+            found.append(DocsError(
+                page, line, "this try/except shows the error it expects but passes when no "
                 "error comes: add `else: raise AssertionError(\"expected a …\")`, or print the "
                 "message into a verified output"
-            )
+            ))
     return found
 
 
@@ -261,7 +266,7 @@ def cannot_fail(block: Block) -> list[str]:
 FAILURE_OPTIONS = {"e": "errexit", "errexit": "errexit", "pipefail": "pipefail"}
 
 
-def hides_its_failure(block: Block) -> list[str]:
+def hides_its_failure(block: Block) -> list[DocsError]:
     """A bash block that switches off its own failure (``set +e``, ``set +o pipefail``,
     ``shopt -u -o errexit``) passes whatever its commands do: it is refused at the
     line that does it, unless the block is excused (``skip(reason=…)``: shown, not run)."""
@@ -281,13 +286,13 @@ def hides_its_failure(block: Block) -> list[str]:
             off = _options_switched_off(words)
             if off:
                 page, line = block.line_map[n - 1]
-                found.append(
-                    f"{page}:{line}: `{command.strip()}` switches off {' and '.join(off)}, so this bash "
+                found.append(DocsError(
+                    page, line, f"`{command.strip()}` switches off {' and '.join(off)}, so this bash "
                     "block would pass even when a command in it fails (the harness runs bash blocks "
                     "with -euo pipefail): leave the options on, and show an expected failure with "
                     "`if command; then exit 1; fi`; or, for a block that is only shown, excuse it "
                     'with <!--pytest.mark.skip(reason="…")-->'
-                )
+                ))
     return found
 
 

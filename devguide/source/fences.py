@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from devguide.paths import LANGUAGES, REPO, DocsError, pinned_torch, rel
+from devguide.paths import LANGUAGES, REPO, DocsError, Where, pinned_torch, rel
 from devguide.source.marks import (
     DEVICE_MARKS,
     MARKS,
@@ -84,8 +84,12 @@ class Fence:
         return None
 
     @property
+    def at(self) -> Where:
+        return Where(rel(self.page), self.line)
+
+    @property
     def where(self) -> str:
-        return f"{rel(self.page)}:{self.line}"
+        return str(self.at)
 
 
 def cache_key(page: Path) -> tuple[Path, int, int]:
@@ -97,10 +101,6 @@ def cache_key(page: Path) -> tuple[Path, int, int]:
 
 class UnreadablePage(DocsError):
     """A page that is not plain UTF-8; ``line`` is the line of the first bad byte."""
-
-    def __init__(self, message: str, line: int):
-        super().__init__(message)
-        self.line = line
 
 
 def read_page(page: Path) -> str:
@@ -123,19 +123,19 @@ def _read_page(page: Path, mtime_ns: int, size: int) -> str:
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         bad = data[exc.start:exc.end].hex(" ").upper()
         raise UnreadablePage(
-            f"{rel(page)}:{line}: byte {bad} (column {column}) is not UTF-8: the pages are UTF-8 "
+            rel(page), line,
+            f"byte {bad} (column {column}) is not UTF-8: the pages are UTF-8 "
             "text; save the file as UTF-8 in your editor, or convert it with "
             f"`iconv -f latin1 -t utf-8 {rel(page)} -o fixed.md && mv fixed.md {rel(page)}` "
             "(if the text was Latin-1)",
-            line,
         ) from None
     if "\ufeff" in text:
         line = text.count("\n", 0, text.index("\ufeff")) + 1
         raise UnreadablePage(
-            f"{rel(page)}:{line}: a byte-order mark (U+FEFF, bytes EF BB BF) is in the page: the "
+            rel(page), line,
+            "a byte-order mark (U+FEFF, bytes EF BB BF) is in the page: the "
             "harness and the site would read the fences after it differently; remove it (save as "
             f"UTF-8 without BOM, or `sed -i 's/\\xEF\\xBB\\xBF//g' {rel(page)}`)",
-            line,
         )
     return text
 
@@ -183,7 +183,7 @@ def fences_in(lines: list[str], page: Path) -> list[Fence]:
             j += 1
         else:
             raise DocsError(
-                f"{rel(page)}:{i + 1}: fence {ticks}{m.group('info')} is never closed: "
+                rel(page), i + 1, f"fence {ticks}{m.group('info')} is never closed: "
                 f"add a closing {ticks} line"
             )
         code = "\n".join(body) + ("\n" if body else "")
@@ -201,9 +201,10 @@ class CensusEntry:
     kind: str  # python | bash | cuda | mps | xpu | excused | output | display | continued
     reason: str = ""
     problem: str = ""
+    problem_line: int = 0  # the line the (first) problem is at, when not ``line`` (a comment's, a marker's)
 
     def as_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "problem"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("problem", "problem_line")}
 
 
 def classify(page: Path) -> list[CensusEntry]:
@@ -243,17 +244,20 @@ def _classify_fence(f: Fence, previous: Fence | None, has_output: bool, skipfile
     is not an expected output, ``has_output``: whether that one has its output yet."""
     e = CensusEntry(rel(f.page), f.line, f.language or "(none)", "")
     lines = f.comment_lines or [f.line] * len(f.comments)
-    e.problem = "\n".join(p for c, n in zip(f.comments, lines, strict=True)
-                          for p in comment_problems([c], f"{rel(f.page)}:{n}"))
+    found = [(n, comment_problems([c], Where(rel(f.page), n))) for c, n in zip(f.comments, lines, strict=True)]
+    e.problem = "\n".join(p for _, problems in found for p in problems)
+    e.problem_line = next((n for n, problems in found if problems), 0)
     excuse = None
     try:
         for mark in f.marks:
-            value = eval_mark(mark, f.where)
+            value = eval_mark(mark, f.at)
             if value.name == "skip":
                 excuse = value.kwargs["reason"]
     except DocsError as exc:
-        e.problem = e.problem or str(exc)
+        if not e.problem:
+            e.problem, e.problem_line = str(exc), exc.line
     if skipfile:
+        e.problem_line = 0
         e.problem = (
             f"{f.where}: <!--pytest-codeblocks:skipfile--> hides every block of the page; "
             f'excuse blocks one by one with <!--pytest.mark.skip(reason="…")-->'
@@ -262,7 +266,7 @@ def _classify_fence(f: Fence, previous: Fence | None, has_output: bool, skipfile
         pass
     elif any(k.startswith("expected-output") for k in f.keywords) or f.variant is not None:
         e.kind = "output"
-        e.problem = _output_problem(f, previous, has_output)
+        e.problem_line, e.problem = _output_problem(f, previous, has_output)
     elif excuse is not None:
         e.kind, e.reason = "excused", excuse
     elif f.ticks[0] == "`" and f.language in EXECUTED:
@@ -274,8 +278,8 @@ def _classify_fence(f: Fence, previous: Fence | None, has_output: bool, skipfile
     return e
 
 
-def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> str:
-    """What is wrong with an expected output (empty when nothing is): it must be a
+def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> tuple[int, str]:
+    """What is wrong with an expected output, and its line (empty when nothing is): it must be a
     ```text fence right after the python or bash block it belongs to, and an output
     for other torch versions comes after the usual one and names them readably."""
     is_output = any(k.startswith("expected-output") for k in f.keywords)
@@ -286,12 +290,12 @@ def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> str:
     marker = next((n for c, n in zip(f.comments, f.comment_lines, strict=False) if MARKER.match(c)), f.line)
     where = f"{rel(f.page)}:{marker}"
     if f.ticks[0] != "`" or f.language != "text":
-        return (
+        return marker, (
             f"{where}: the expected output after {what} "
             f"must be a ```text fence (found {f.ticks}{f.info})"
         )
     if not runnable:
-        return (
+        return marker, (
             f"{where}: {what} follows "
             + (f"the {previous.language or 'plain'} fence at line {previous.line}, which never runs"
                if previous else "no block")
@@ -299,31 +303,31 @@ def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> str:
             "```python or ```bash block whose output it is"
         )
     if variant is None and has_output:
-        return (
+        return marker, (
             f"{where}: a second {what} for the block at line {previous.line}, which has its expected "
             "output already: remove one of the two (a block has one usual output; outputs for other "
             "torch versions are <!--docs:expected-output torch==…--> fences)"
         )
     if variant is not None and not has_output:
-        return (
+        return marker, (
             f"{where}: {what} needs the block's usual output first: put a "
             "<!--pytest-codeblocks:expected-output--> fence (the pinned torch's output) above it"
         )
     if variant is not None:
         try:
-            spec = torch_specifier(variant, f.where)
+            spec = torch_specifier(variant, f.at)
         except DocsError as exc:
-            return str(exc)
+            return exc.line, str(exc)
         pinned = pinned_torch()
         if spec.contains(pinned, prereleases=True):
-            return (
+            return marker, (
                 f"{where}: <!--docs:expected-output {variant}--> covers the pinned torch {pinned} "
                 f"(pyproject.toml), so the usual output above it, the one readers see first, would "
                 f"never be compared: an output for other versions names only those (e.g. "
                 f"<!--docs:expected-output torch<{pinned}-->); if the pinned torch prints this, "
                 f"make it the usual output (.venv/bin/python -m pytest {rel(f.page)} --update-outputs)"
             )
-    return ""
+    return 0, ""
 
 
 def _executed_kind(e: CensusEntry, f: Fence) -> None:

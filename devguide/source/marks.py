@@ -25,7 +25,7 @@ import re
 
 import pytest
 
-from devguide.paths import DocsError
+from devguide.paths import DocsError, Where
 
 # Marks allowed in an HTML comment right before a fence.
 MARKS = {
@@ -64,7 +64,7 @@ VALID_FORMS = (
 )
 
 
-def comment_problems(comments: list[str], where: str) -> list[str]:
+def comment_problems(comments: list[str], where: Where) -> list[str]:
     """What is wrong with the comments right above a fence (``comments``, their
     bodies; ``where``, the fence's page line): empty when nothing is."""
     problems = []
@@ -110,7 +110,7 @@ def mark_name(mark: str) -> str:
     return mark.removeprefix("pytest.mark.").split("(", 1)[0]
 
 
-def eval_mark(mark: str, where: str):
+def eval_mark(mark: str, where: Where):
     """The mark a ``pytest.mark.…`` comment names, read by ``read_mark`` (never
     evaluated), allowing only our marks with values they accept."""
     name, args, kwargs = read_mark(mark, where)
@@ -123,21 +123,21 @@ def eval_mark(mark: str, where: str):
 _LITERAL_NODES = (ast.Constant, ast.List, ast.Tuple, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
 
 
-def _literal(node: ast.AST, mark: str, where: str):
+def _literal(node: ast.AST, mark: str, where: Where):
     """The value of a literal argument; a DocsError for anything that is not one."""
     if all(isinstance(n, _LITERAL_NODES) for n in ast.walk(node)):
         try:
             return ast.literal_eval(node)
         except ValueError:  # e.g. a sign before a string
             pass
-    raise DocsError(
-        f"{where}: cannot read <!--{mark}-->: {ast.unparse(node)} is not a literal; a mark's "
+    raise DocsError.at(
+        where, f"cannot read <!--{mark}-->: {ast.unparse(node)} is not a literal; a mark's "
         "arguments are numbers and strings written out (e.g. <!--pytest.mark.timeout(600)-->, "
         '<!--pytest.mark.skip(reason="why it is not run")-->), never code: nothing in a mark is run'
     )
 
 
-def read_mark(mark: str, where: str) -> tuple[str, tuple, dict]:
+def read_mark(mark: str, where: Where) -> tuple[str, tuple, dict]:
     """``pytest.mark.name`` or ``pytest.mark.name(literal, …, key=literal, …)`` →
     (name, args, kwargs), by ``ast.parse`` and a walk over the nodes a literal may
     have: the comment is never evaluated. Each mark's values are checked
@@ -146,12 +146,12 @@ def read_mark(mark: str, where: str) -> tuple[str, tuple, dict]:
     name = mark_name(text)
     if name not in MARKS:
         allowed = ", ".join(f"pytest.mark.{m}" for m in MARKS)
-        raise DocsError(f"{where}: unknown mark <!--{text}-->: use one of {allowed}")
+        raise DocsError.at(where, f"unknown mark <!--{text}-->: use one of {allowed}")
     try:
         node = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
-        raise DocsError(
-            f"{where}: cannot read <!--{text}-->: {exc.msg}; write one of: {', '.join(VALID_FORMS)}"
+        raise DocsError.at(
+            where, f"cannot read <!--{text}-->: {exc.msg}; write one of: {', '.join(VALID_FORMS)}"
         ) from None
     call = node if isinstance(node, ast.Call) else None
     target = call.func if call else node
@@ -160,32 +160,32 @@ def read_mark(mark: str, where: str) -> tuple[str, tuple, dict]:
         and isinstance(target.value, ast.Attribute) and target.value.attr == "mark"
         and isinstance(target.value.value, ast.Name) and target.value.value.id == "pytest"
     ):
-        raise DocsError(
-            f"{where}: cannot read <!--{text}-->: a mark is pytest.mark.<name> with literal "
+        raise DocsError.at(
+            where, f"cannot read <!--{text}-->: a mark is pytest.mark.<name> with literal "
             f"arguments in one pair of brackets; write one of: {', '.join(VALID_FORMS)}"
         )
     args, kwargs = (), {}
     if call:
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            raise DocsError(f"{where}: cannot read <!--{text}-->: write each argument out (no * or **)")
+            raise DocsError.at(where, f"cannot read <!--{text}-->: write each argument out (no * or **)")
         args = tuple(_literal(a, text, where) for a in call.args)
         kwargs = {k.arg: _literal(k.value, text, where) for k in call.keywords}
     _check_values(name, args, kwargs, text, where)
     return name, args, kwargs
 
 
-def _check_values(name: str, args: tuple, kwargs: dict, text: str, where: str) -> None:
+def _check_values(name: str, args: tuple, kwargs: dict, text: str, where: Where) -> None:
     """Each mark takes what it means and nothing else: a reason for ``skip``, a finite
     number of seconds above 0 for ``timeout``, nothing for the others."""
     if name == "skip":
         if args or set(kwargs) - {"reason"} or not isinstance(kwargs.get("reason", ""), str):
-            raise DocsError(
-                f'{where}: <!--{text}-->: an excuse takes one argument, its reason as a string: '
+            raise DocsError.at(
+                where, f'<!--{text}-->: an excuse takes one argument, its reason as a string: '
                 '<!--pytest.mark.skip(reason="why it is not run")-->'
             )
         if not kwargs.get("reason", "").strip():
-            raise DocsError(
-                f'{where}: an excused block needs a reason: <!--pytest.mark.skip(reason="…")-->'
+            raise DocsError.at(
+                where, 'an excused block needs a reason: <!--pytest.mark.skip(reason="…")-->'
             )
     elif name == "timeout":
         seconds = args[0] if len(args) == 1 and not kwargs else None
@@ -193,16 +193,16 @@ def _check_values(name: str, args: tuple, kwargs: dict, text: str, where: str) -
             not isinstance(seconds, (int, float)) or isinstance(seconds, bool)
             or not math.isfinite(seconds) or seconds <= 0
         ):
-            raise DocsError(
-                f"{where}: <!--{text}-->: a time limit is one finite number of seconds above 0, "
+            raise DocsError.at(
+                where, f"<!--{text}-->: a time limit is one finite number of seconds above 0, "
                 "e.g. <!--pytest.mark.timeout(600)--> (nan, inf, 0 and negative limits would "
                 "switch the limit off or fail every run)"
             )
     elif args or kwargs:
-        raise DocsError(f"{where}: <!--{text}-->: this mark takes no arguments: write <!--pytest.mark.{name}-->")
+        raise DocsError.at(where, f"<!--{text}-->: this mark takes no arguments: write <!--pytest.mark.{name}-->")
 
 
-def torch_specifier(text: str, where: str):
+def torch_specifier(text: str, where: Where):
     """``torch==2.11.*`` → a SpecifierSet; a clear error otherwise."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -212,7 +212,7 @@ def torch_specifier(text: str, where: str):
             raise InvalidSpecifier(text)
         return SpecifierSet(spec)
     except InvalidSpecifier:
-        raise DocsError(
-            f"{where}: cannot read <!--docs:expected-output {text}-->: name the torch versions "
+        raise DocsError.at(
+            where, f"cannot read <!--docs:expected-output {text}-->: name the torch versions "
             "this output is for, e.g. <!--docs:expected-output torch==2.11.*-->"
         ) from None

@@ -11,21 +11,8 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import yaml
-
 from devguide import paths
-
-
-class Loader(yaml.SafeLoader):
-    """mkdocs.yml with its !ENV and !!python tags read as plain values."""
-
-
-Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-Loader.add_multi_constructor("tag:yaml.org,2002:python", lambda loader, suffix, node: None)
-
-
-def mkdocs_yml(path: Path | None = None) -> dict:
-    return yaml.load(Path(path or paths.REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+from devguide.paths import mkdocs_yml
 
 
 def nav_entries(nav, found=None):

@@ -30,7 +30,7 @@ def test_a_mark_is_never_evaluated(write_page, tmp_path):
     with pytest.raises(paths.DocsError, match=rf"{p}:3: cannot read .*never code"):
         page_blocks(p)
     with pytest.raises(paths.DocsError):
-        marks.eval_mark(f'pytest.mark.skip(reason=open(r"{canary}", "w").write("ran") and "x")', "p.md:1")
+        marks.eval_mark(f'pytest.mark.skip(reason=open(r"{canary}", "w").write("ran") and "x")', paths.Where("p.md", 1))
     assert not canary.exists(), "a mark's code ran"
 
 
@@ -46,7 +46,7 @@ def test_a_mark_is_never_evaluated(write_page, tmp_path):
 ])
 def test_only_literals_are_read(mark):
     with pytest.raises(paths.DocsError, match=r"^p\.md:7: "):
-        marks.eval_mark(mark, "p.md:7")
+        marks.eval_mark(mark, paths.Where("p.md", 7))
 
 
 @pytest.mark.parametrize("mark,name,args,kwargs", [
@@ -58,7 +58,7 @@ def test_only_literals_are_read(mark):
     ("pytest.mark.skip(reason='it says \"hi\"')", "skip", (), {"reason": 'it says "hi"'}),
 ])
 def test_the_marks_the_pages_use_are_read(mark, name, args, kwargs):
-    value = marks.eval_mark(mark, "p.md:1")
+    value = marks.eval_mark(mark, paths.Where("p.md", 1))
     assert (value.name, value.args, value.kwargs) == (name, args, kwargs)
 
 
@@ -75,4 +75,37 @@ def test_a_time_limit_is_finite_and_above_zero(write_page, limit):
                                   'pytest.mark.skip(reason="x", when=1)', "pytest.mark.timeout(1, 2)"])
 def test_a_mark_takes_only_what_it_means(mark):
     with pytest.raises(paths.DocsError, match=r"^p\.md:2: .*pytest\.mark\."):
-        marks.eval_mark(mark, "p.md:2")
+        marks.eval_mark(mark, paths.Where("p.md", 2))
+
+
+def test_a_page_problem_carries_its_place(write_page):
+    """A DocsError has fields (path, line, message), and its text is ``path:line: message``;
+    one that groups a page's problems keeps each and is at the first one's line (the
+    comment's, not the fence's): the plugin's report reads the line from the field."""
+    p = write_page("# T\n\n<!--pytest.mark.gpu-->\n'''python\nx = 1\n'''\n\n<!--pytest.mark.nope-->\n'''python\ny = 1\n'''\n")
+    with pytest.raises(paths.DocsError) as error:
+        page_blocks(p)
+    exc = error.value
+    assert (exc.path, exc.line) == (paths.rel(p), 3)
+    assert len(exc.problems) == 2
+    assert str(exc) == "\n".join(exc.problems)
+    assert str(exc).startswith(f"{paths.rel(p)}:3: unknown mark <!--pytest.mark.gpu-->")
+    assert f"\n{paths.rel(p)}:8: unknown mark <!--pytest.mark.nope-->" in str(exc)
+    one = paths.DocsError.at(paths.Where("p.md", 7), "what to do")
+    assert (one.path, one.line, one.message, str(one)) == ("p.md", 7, "what to do", "p.md:7: what to do")
+    assert str(paths.DocsError("mkdocs.yml", None, "no repo_url")) == "mkdocs.yml: no repo_url"
+
+
+def test_the_languages_are_read_from_mkdocs_yml_as_yaml(tmp_path):
+    """mkdocs.yml is read by one YAML loader (its !ENV and !!python tags as plain values):
+    the i18n plugin's languages, the default one first wherever it is listed."""
+    cfg = tmp_path / "mkdocs.yml"
+    cfg.write_text(
+        "markdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"
+        "plugins:\n  - offline:\n      enabled: !ENV [OFFLINE, false]\n  - i18n:\n      languages:\n"
+        "        - locale: fr\n          name: Français\n        - locale: en\n          default: true\n"
+        "        - locale: de\n", encoding="utf-8")
+    assert paths.languages_of(paths.mkdocs_yml(cfg)) == ("en", "fr", "de")
+    assert paths.languages() == ("zh", "en")  # the project's own
+    with pytest.raises(paths.DocsError, match=r"^mkdocs\.yml: the i18n plugin lists no languages"):
+        paths.languages_of({"plugins": ["search"]})

@@ -9,12 +9,13 @@ it from the site instead (``IFRAME_WORKER_SHIM`` names the file).
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+
+from devguide import settings
 
 SHIM_URL = "assets/javascripts/iframe-worker-shim.js"
 
@@ -36,7 +37,7 @@ def on_config(config):
 def on_post_build(config) -> None:
     if not _enabled(config):
         return
-    shim = Path(os.environ.get("IFRAME_WORKER_SHIM", "build/vendor/iframe-worker/shim/index.js"))
+    shim = settings.current().iframe_worker_shim
     if not shim.is_file():
         raise PluginError(
             f"offline build: {shim} not found; build it with `make offline`, which unpacks "

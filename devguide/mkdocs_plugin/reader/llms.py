@@ -156,7 +156,7 @@ def _expand_text(page: Path, markdown: str) -> str:
     for fence in reversed(fences.scan_fences(page)):
         for n in range(fence.end - 1, fence.line, -1):
             if fences.SNIPPET_LINE.match(lines[n - 1]):
-                lines[n - 1 : n] = expand_snippet_line(lines[n - 1], f"{paths.rel(page)}:{n}")
+                lines[n - 1 : n] = expand_snippet_line(lines[n - 1], paths.Where(paths.rel(page), n))
     return "\n".join(lines) + "\n"
 
 

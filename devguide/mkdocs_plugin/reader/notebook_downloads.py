@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from devguide import paths
+from devguide import paths, settings
 
 HEADING_ANCHOR = re.compile(r"^(?P<head>(?:# )?#{1,6} .*?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$")
 FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -123,9 +123,7 @@ def site_version() -> str:
     """The folder of the deployed version this build is for: the torch minor release
     that .ci/deploy passes as DEVGUIDE_SITE_TORCH, else the pinned torch's (what
     ``mike deploy`` names it: ``2.13``)."""
-    import os
-
-    version = os.environ.get("DEVGUIDE_SITE_TORCH") or paths.pinned_torch()
+    version = settings.current().site_torch or paths.pinned_torch()
     return ".".join(version.split(".")[:2])
 
 

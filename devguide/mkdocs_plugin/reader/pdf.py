@@ -21,12 +21,11 @@ publishes the PDFs at ``downloads/`` and links them beside the print page
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
 
-from devguide import paths
+from devguide import paths, settings
 
 PDFS_ENV = "PRINT_PDFS"  # the folder of the PDFs to publish with the site (.ci/deploy)
 OUT = paths.BUILD / "artifacts" / "pdf"
@@ -46,8 +45,7 @@ def print_page(site: Path, lang: str) -> Path:
 def published(env: dict | None = None) -> dict[str, Path]:
     """The PDFs this build publishes: language → file (``PRINT_PDFS``; none when unset).
     A folder that lacks one of them stops the build: the home page would offer it."""
-    env = os.environ if env is None else env
-    folder = env.get(PDFS_ENV)
+    folder = settings.current(env).print_pdfs
     if not folder:
         return {}
     found = {lang: Path(folder) / pdf_name(lang) for lang in paths.LANGUAGES}
@@ -103,7 +101,7 @@ def _subtitle(lang: str, base: str) -> str:
 
     from devguide.mkdocs_plugin.words import date
 
-    torch = os.environ.get("DEVGUIDE_SITE_TORCH") or paths.pinned_torch()
+    torch = settings.current().site_torch or paths.pinned_torch()
     today = date(lang, datetime.date.today().isoformat())
     return f"torch {torch} · {today} · {base}"
 

@@ -67,7 +67,7 @@ def repo_url() -> str:
     """``repo_url`` of mkdocs.yml, without a trailing slash."""
     found = re.search(r"^repo_url:\s*(\S+)\s*$", (paths.REPO / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
     if not found:
-        raise paths.DocsError("mkdocs.yml: no repo_url: the site derives its repository links from it")
+        raise paths.DocsError("mkdocs.yml", None, "no repo_url: the site derives its repository links from it")
     return found.group(1).strip("'\"").rstrip("/")
 
 

@@ -30,6 +30,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from devguide import paths as dg
+from devguide import settings
 from devguide.mkdocs_plugin.reader import (
     downloads,
     llms,
@@ -61,7 +62,7 @@ def _print_url(lang: str, use_directory_urls: bool) -> str:
 
 
 def _offline_zip() -> Path | None:
-    value = os.environ.get(OFFLINE_ZIP_ENV)
+    value = settings.current().offline_zip
     if not value:
         return None
     path = Path(value)
