@@ -18,6 +18,7 @@ from pathlib import Path
 
 DEFAULT_RUN_TIMEOUT = 3600.0  # seconds: a first make test takes a few minutes on 2 cores
 DEFAULT_BLOCK_OUTPUT_MB = 10.0
+DEFAULT_BLOCK_DISK_GB = 2.0
 DEFAULT_IFRAME_WORKER_SHIM = "build/vendor/iframe-worker/shim/index.js"
 
 # name → (what it sets, its default): the table of CONTRIBUTING.md
@@ -30,6 +31,7 @@ VARIABLES = {
     "DOCS_BLOCK_MEMORY_GB": ("the memory all of a block's processes may use, in GB",
                              "60 % of the machine's, shared by the pytest workers"),
     "DOCS_BLOCK_OUTPUT_MB": ("what a block may print on stdout and on stderr each, in MB", "10"),
+    "DOCS_BLOCK_DISK_GB": ("the disk a block's folder may take, in GB", "2"),
     "DOCS_LANDLOCK": ("`0`: blocks run without Landlock (RepoGuard keeps the repository)", "on where the kernel has it"),
     "DOCS_FORK": ("`0`: the block runner starts each block fresh instead of forking it", "fork (Linux)"),
     "PYTEST_XDIST_WORKER_COUNT": ("the pytest workers (set by pytest-xdist): the share of memory and cores of a block",
@@ -43,6 +45,8 @@ VARIABLES = {
     "PLAYWRIGHT_CHROMIUM": ("the Chromium the browser checks use", "the first on PATH, else Playwright's"),
     "NPM_CONFIG_REGISTRY": ("the npm registry `make offline` fetches the iframe-worker shim from (npm's own "
                             "variable; `npm_config_registry` too)", "https://registry.npmjs.org"),
+    "JUPYTER_PATH": ("Jupyter's own: the site build puts the confined kernel's spec first on it",
+                     "Jupyter's folders"),
 }
 READ_TOO = ("npm_config_registry",)  # npm's lower-case spelling of NPM_CONFIG_REGISTRY
 
@@ -107,6 +111,14 @@ class Settings:
     @property
     def block_output_mb(self) -> float:
         return self._number("DOCS_BLOCK_OUTPUT_MB", DEFAULT_BLOCK_OUTPUT_MB, "the megabytes a block may print (e.g. 10)")
+
+    @property
+    def block_disk_gb(self) -> float:
+        return self._number("DOCS_BLOCK_DISK_GB", DEFAULT_BLOCK_DISK_GB, "the gigabytes a block's folder may take (e.g. 2)")
+
+    @property
+    def jupyter_path(self) -> list[str]:
+        return [p for p in self._text("JUPYTER_PATH").split(os.pathsep) if p]
 
     @property
     def landlock(self) -> bool:

@@ -407,7 +407,7 @@ def disk_limit() -> int:
     """Bytes of disk a block's folder may take (allocated blocks, so a sparse file counts what
     it really holds): 2 GiB (DOCS_BLOCK_DISK_GB overrides it). Issue 39, H11: a block took
     3 GiB of the shared disk with posix_fallocate and passed."""
-    return int(float(os.environ.get("DOCS_BLOCK_DISK_GB", "2")) * 2**30)
+    return int(settings.current().block_disk_gb * 2**30)
 
 
 def disk_used(folder: str | Path, most_entries: int = 200_000) -> int:

@@ -37,6 +37,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 from mkdocs_jupyter.plugin import NotebookFile
 
+from devguide import settings
 from devguide.mkdocs_plugin.reader.notebook_downloads import outputs_from_html
 from devguide.run import kernel, sandbox
 
@@ -131,9 +132,9 @@ def confined_kernel(options) -> None:
             f"mkdocs.yml: mkdocs-jupyter executes the notebooks in kernel {options.get('kernel_name')!r}: "
             f"write `kernel_name: {kernel.NAME}` under mkdocs-jupyter, the kernel that runs them confined "
             "as a block is (devguide/run/kernel.py)")
-    path = os.environ.get("JUPYTER_PATH", "")
-    if str(kernel.SPECS) not in path.split(os.pathsep):
-        os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(kernel.SPECS), path]))
+    path = settings.current().jupyter_path
+    if str(kernel.SPECS) not in path:
+        os.environ.update(JUPYTER_PATH=os.pathsep.join([str(kernel.SPECS), *path]))
 
 
 _HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)</h\1>', re.S)
