@@ -140,11 +140,12 @@ class DocsBlock(pytest.Item):
     def _run(self, run: RunState) -> str:
         """Run the block; check what it printed; return it."""
         block = self.block
-        # Where the kernel has Landlock, a block cannot write into the repository at
-        # all; elsewhere the guard notices and restores what it changed.
-        if not sandbox.landlock_abi() and run.guard is None:
+        # Where the kernel has Landlock, a block cannot write the repository's contents,
+        # but it can change their metadata (mode, times, extended attributes, chattr
+        # flags: issue 39, H14); the guard notices and restores what it changed.
+        if run.guard is None:
             run.guard = sandbox.RepoGuard(REPO)
-        guard = None if sandbox.landlock_abi() else run.guard
+        guard = run.guard
         if guard:
             guard.before()
         try:
@@ -156,9 +157,10 @@ class DocsBlock(pytest.Item):
             changed = guard.after() if guard else []
         if changed:
             raise zygote_client.BlockFailure(
-                f"{block.where}: the repository changed while this block ran; the harness put "
-                f"it back. Blocks run in a temporary folder with a copy of snippets/: write "
-                f"only there. Changed: {', '.join(changed)}"
+                f"{block.where}: the repository changed while this block ran (contents, or metadata: "
+                f"mode, times, extended attributes, chattr flags); the harness put it back. Blocks run "
+                f"in a temporary folder with a copy of snippets/: write and change files only there. "
+                f"Changed: {', '.join(changed)}"
                 + ("" if not is_xdist_worker(self.config) else
                    " (with several pytest workers another block may have been running at the "
                    "same time: -n0 names the block for sure)")

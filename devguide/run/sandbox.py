@@ -556,19 +556,23 @@ class RepoGuard:
 
     Blocks run in a temporary folder with a copy of ``snippets/``, so a relative
     path cannot reach the repository; this catches the rest (an absolute path).
-    Before each block the files' sizes and times are noted (and the contents of
-    those that changed since the last block re-read, so an author's edits
-    between blocks are kept); after it, anything changed, deleted or added is
-    restored, and named in the block's failure."""
+    Before each block the files' sizes, times, modes, extended attributes and
+    immutable/append-only flags are noted (and the contents of those that changed
+    since the last block re-read, so an author's edits between blocks are kept);
+    after it, anything changed, deleted or added is restored, and named in the
+    block's failure. Where Landlock keeps a block from writing the repository's
+    contents, its metadata is still in reach (issue 39, H14: ``chmod``, ``utime``,
+    ``setxattr``, ``chattr +i``): the guard runs there too."""
 
     SKIP_DIRS = {".git", "build", ".cache", "__pycache__", "node_modules", ".pytest_cache", ".ruff_cache"}
 
     def __init__(self, root: Path):
         self.root = root
-        self.stats: dict[str, tuple[int, int]] = {}
+        self.stats: dict[str, tuple] = {}  # path → (size, mtime, mode, ctime)
         self.content: dict[str, bytes] = {}
+        self.marks: dict[str, tuple] = {}  # path → (extended attributes, flags): read again when ctime moves
 
-    def _scan(self) -> dict[str, tuple[int, int]]:
+    def _scan(self) -> dict[str, tuple]:
         found = {}
         for dirpath, dirnames, filenames in os.walk(self.root):
             dirnames[:] = [d for d in dirnames if d not in self.SKIP_DIRS and not d.startswith((".venv", "."))
@@ -576,36 +580,97 @@ class RepoGuard:
             for name in filenames:
                 path = os.path.join(dirpath, name)
                 try:
-                    st = os.stat(path)
+                    st = os.lstat(path)
                 except OSError:
                     continue
-                found[os.path.relpath(path, self.root)] = (st.st_size, st.st_mtime_ns)
+                found[os.path.relpath(path, self.root)] = (st.st_size, st.st_mtime_ns, st.st_mode, st.st_ctime_ns)
         return found
 
     def before(self) -> None:
         now = self._scan()
         for path, stat in now.items():
-            if self.stats.get(path) != stat or path not in self.content:
+            if self.stats.get(path, ())[:2] != stat[:2] or path not in self.content:
                 try:
                     self.content[path] = (self.root / path).read_bytes()
                 except OSError:
                     continue
+            # every change of metadata moves ctime: attributes and flags are read again only then
+            if self.stats.get(path, ())[3:] != stat[3:] or path not in self.marks:
+                self.marks[path] = _marks_of(str(self.root / path))
         for path in set(self.content) - set(now):
             del self.content[path]
+        for path in set(self.marks) - set(now):
+            del self.marks[path]
         self.stats = now
 
     def after(self) -> list[str]:
+        import stat
+
         now = self._scan()
-        changed = sorted(p for p in set(now) | set(self.stats) if now.get(p) != self.stats.get(p))
+        changed = []
+        for path in sorted(set(now) | set(self.stats)):
+            was, current = self.stats.get(path), now.get(path)
+            if was is None or current is None or was[:3] != current[:3]:
+                changed.append(path)
+            elif was[3] != current[3] and _marks_of(str(self.root / path)) != self.marks.get(path):
+                changed.append(path)
         for path in changed:
             target = self.root / path
-            if path in self.content:
+            was, current = self.stats.get(path), now.get(path)
+            if was is None:  # added by the block
+                _restore_marks(target, ((), 0), _marks_of(str(target)))
+                target.unlink(missing_ok=True)
+                continue
+            size, mtime, mode = was[:3]
+            link = stat.S_ISLNK(mode)
+            if current is not None:
+                _restore_marks(target, self.marks.get(path, ((), 0)), _marks_of(str(target)))
+                if not link:  # first: a file made unreadable or read-only is read and written again
+                    with contextlib.suppress(OSError):
+                        os.chmod(target, stat.S_IMODE(mode))
+            if (current is None or current[:2] != was[:2]) and path in self.content:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(self.content[path])
-                os.utime(target, ns=(self.stats[path][1], self.stats[path][1]))
-            else:
-                target.unlink(missing_ok=True)
+            if not link:
+                with contextlib.suppress(OSError):
+                    os.chmod(target, stat.S_IMODE(mode))
+                    os.utime(target, ns=(mtime, mtime))
         return changed
+
+
+def _marks_of(path: str) -> tuple[tuple[str, ...], int]:
+    """A file's extended attributes (names) and its immutable/append-only flags."""
+    attrs: tuple[str, ...] = ()
+    flags = 0
+    if not sys.platform.startswith("linux"):
+        return attrs, flags
+    with contextlib.suppress(OSError):
+        attrs = tuple(sorted(os.listxattr(path, follow_symlinks=False)))
+    import fcntl
+    import struct
+
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            flags = struct.unpack("i", fcntl.ioctl(fd, FS_IOC_GETFLAGS, bytes(8))[:4])[0] & (FS_IMMUTABLE_FL | FS_APPEND_FL)
+        finally:
+            os.close(fd)
+    return attrs, flags
+
+
+def _restore_marks(target: Path, was: tuple, now: tuple) -> None:
+    """Take off the flags and extended attributes a block added (as far as this process may)."""
+    (attrs_was, flags_was), (attrs_now, flags_now) = was, now
+    if flags_now & ~flags_was:
+        with contextlib.suppress(OSError):
+            fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+            try:
+                _unlock(fd, directory=False)
+            finally:
+                os.close(fd)
+    for name in set(attrs_now) - set(attrs_was):
+        with contextlib.suppress(OSError):
+            os.removexattr(target, name, follow_symlinks=False)
 
 
 # What the block runner itself needs of the caller's environment besides ``shell_env``:

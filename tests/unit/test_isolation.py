@@ -387,6 +387,50 @@ def test_the_guard_restores_what_a_block_changed(tmp_path):
     assert (tmp_path / "snippets" / "a.py").read_text() == "a = 3, the author's edit"
 
 
+def test_the_guard_restores_the_metadata_a_block_changed(tmp_path):
+    """Issue 39, H14: Landlock covers contents, not metadata. A block made the venv's ruff
+    unexecutable, changed README's mode (git saw it), set pyproject's time to 2100 (make
+    setup ran every time), set an extended attribute and made CHANGELOG immutable. The
+    guard, on with or without Landlock, restores mode and times, takes off the attributes
+    and flags a block added (flags where this process may: root), and names each file."""
+    import fcntl
+    import struct
+
+    for name in ("README.md", "pyproject.toml", "LICENSE", "CHANGELOG.md"):
+        (tmp_path / name).write_text(name)
+    os.chmod(tmp_path / "README.md", 0o644)
+    mtime = (tmp_path / "pyproject.toml").stat().st_mtime_ns
+    guard = sandbox.RepoGuard(tmp_path)
+    guard.before()
+    os.chmod(tmp_path / "README.md", 0o755)
+    os.utime(tmp_path / "pyproject.toml", (4102444800, 4102444800))
+    expected = ["README.md", "pyproject.toml"]
+    try:
+        os.setxattr(tmp_path / "LICENSE", "user.note", b"written by a block")
+        expected.append("LICENSE")
+    except OSError:  # a file system without user attributes
+        pass
+    immutable = False
+    fd = os.open(tmp_path / "CHANGELOG.md", os.O_RDONLY)
+    try:
+        flags = struct.unpack("i", fcntl.ioctl(fd, sandbox.FS_IOC_GETFLAGS, bytes(8))[:4])[0]
+        fcntl.ioctl(fd, sandbox.FS_IOC_SETFLAGS, struct.pack("i", flags | sandbox.FS_IMMUTABLE_FL) + bytes(4))
+        immutable = True
+        expected.append("CHANGELOG.md")
+    except OSError:  # not root, or a file system without flags
+        pass
+    finally:
+        os.close(fd)
+    assert guard.after() == sorted(expected)
+    assert (tmp_path / "README.md").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "pyproject.toml").stat().st_mtime_ns == mtime
+    assert os.listxattr(tmp_path / "LICENSE") == []
+    if immutable:
+        (tmp_path / "CHANGELOG.md").write_text("editable again")
+    guard.before()
+    assert guard.after() == []
+
+
 @pytest.mark.parametrize(
     ("comment", "says"),
     [

@@ -418,3 +418,34 @@ def test_disk_used_counts_allocated_blocks(tmp_path):
     with open(tmp_path / "sparse.bin", "wb") as f:
         f.truncate(1 << 40)
     assert 8 << 20 <= sandbox.disk_used(tmp_path) < 9 << 20
+
+
+CHANGES_METADATA = """\
+# P
+
+'''python
+import os
+
+target = os.environ["DOCS_TARGET_FILE"]
+os.chmod(target, 0o755)
+os.utime(target, (4102444800, 4102444800))
+print("metadata changed")
+'''
+""".replace("'''", "```")
+
+
+def test_a_block_that_changes_the_repositorys_metadata_fails_and_it_is_put_back(tmp_path):
+    """Issue 39, H14: Landlock covers contents, not metadata, and the guard was off where Landlock
+    was on: a block changed README's mode (git saw it) and pyproject's time. Now the guard runs
+    with Landlock too: the block fails at its line naming the file, and mode and time are back."""
+    root = hostile.scratch_project(tmp_path, {"meta.md": CHANGES_METADATA})
+    target = root / "README.md"
+    target.write_text("readme\n", encoding="utf-8")
+    os.chmod(target, 0o644)
+    before = target.stat()
+    rc, out, _ = hostile.run_pytest(root, "-n0", "docs/zh/meta.md", "-k", "not twin", timeout=200,
+                                    env={"DOCS_TARGET_FILE": str(target)})
+    failure = hostile.failure_of(out, "meta.md", 3)
+    assert "the repository changed while this block ran" in failure and "README.md" in failure, failure
+    after = target.stat()
+    assert (after.st_mode & 0o777, after.st_mtime_ns) == (0o644, before.st_mtime_ns)
