@@ -122,6 +122,9 @@ def page_blocks(page: Path) -> list[Block]:
     return _page_blocks(*cache_key(page))
 
 
+PAGE_MOST_LINES = 10_000  # pytest-codeblocks' extract_from_buffer(max_num_lines=…) default
+
+
 @functools.lru_cache(maxsize=512)
 def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
     """The python and bash blocks of a page, as pytest-codeblocks extracts them."""
@@ -133,8 +136,13 @@ def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
     by_line = {f.line: f for f in fences}
     with open(page, encoding="utf-8") as handle:
         try:
-            extracted: list[CodeBlock] = extract_from_buffer(handle)
+            extracted: list[CodeBlock] = extract_from_buffer(handle, max_num_lines=PAGE_MOST_LINES)
         except RuntimeError as exc:  # pytest-codeblocks' parser; the census catches most first
+            if str(exc).startswith("File too large"):  # its advice ("Set max_num_lines") is not the author's to follow
+                lines = sum(1 for _ in open(page, encoding="utf-8"))
+                raise DocsError(rel(page), 1, f"the page has {lines:,} lines, and pytest-codeblocks reads at most "
+                                f"{PAGE_MOST_LINES:,}: split it into pages of fewer lines (each with its twin, "
+                                f"in mkdocs.yml's nav)") from None
             raise DocsError(rel(page), 1, str(exc)) from None
     pieces, outputs, variants = _parts(fences)
     blocks = []
@@ -328,12 +336,21 @@ class BlockFailure(Exception):
     """A block failed; the message is ready to show to the reader."""
 
 
+NUMBERED_MOST = 60  # lines of a block a failure lists; a longer block shows its first and last lines
+
+
 def numbered(block: Block) -> str:
+    """The block's lines with their page lines, for a failure report. A block longer than
+    ``NUMBERED_MOST`` lines shows its first and last ones (issue 39, H26: a failing 9,900-line
+    block made a report of 9,926 lines); the traceback names the failing line."""
     width = max(len(f"{p}:{n}") for p, n in block.line_map) if block.line_map else 0
-    return "\n".join(
-        f"  {f'{p}:{n}':>{width}} | {text}"
-        for (p, n), text in zip(block.line_map, block.code.splitlines(), strict=False)
-    )
+    lines = [f"  {f'{p}:{n}':>{width}} | {text}"
+             for (p, n), text in zip(block.line_map, block.code.splitlines(), strict=False)]
+    if len(lines) > NUMBERED_MOST:
+        half = NUMBERED_MOST // 2
+        lines = [*lines[:half], f"  [… {len(lines) - 2 * half} lines of the block left out: the traceback "
+                 f"names the failing one …]", *lines[-half:]]
+    return "\n".join(lines)
 
 
 def compiled(block: Block):

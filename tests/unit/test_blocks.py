@@ -95,3 +95,28 @@ def test_an_excused_bash_block_may_switch_off_its_failure(write_page):
     p = write_page('<!--pytest.mark.skip(reason="shown only: a shell session")-->\n\'\'\'bash\nset +e\nfalse\n\'\'\'\n')
     (block,) = page_blocks(p)
     assert block.mark_names == {"skip"}
+
+
+def test_a_page_too_long_to_read_says_what_the_author_can_do(write_page):
+    """Issue 39, H26: a 50,000-line page failed with pytest-codeblocks' "File too large (> 10000
+    lines). Set max_num_lines.", a setting no author has. The message says what to do instead."""
+    from devguide.source.blocks import PAGE_MOST_LINES
+
+    page = write_page("# P\n\n'''python\n" + "x = 1\n" * (PAGE_MOST_LINES + 5) + "'''\n", "docs/zh/huge.md")
+    with pytest.raises(paths.DocsError) as caught:
+        page_blocks(page)
+    message = str(caught.value)
+    assert message.endswith("huge.md:1: the page has 10,009 lines, and pytest-codeblocks reads at most 10,000: split "
+                            "it into pages of fewer lines (each with its twin, in mkdocs.yml's nav)"), message
+    assert "split it into pages" in message and "max_num_lines" not in message
+
+
+def test_a_long_blocks_failure_lists_its_first_and_last_lines(write_page):
+    """Issue 39, H26: a failing 9,900-line block made a failure report of 9,926 lines."""
+    from devguide.source.blocks import NUMBERED_MOST, numbered
+
+    page = write_page("# P\n\n'''python\n" + "".join(f"x{n} = {n}\n" for n in range(9900)) + "assert x9899 == 0\n'''\n")
+    listed = numbered(page_blocks(page)[0]).splitlines()
+    assert len(listed) == NUMBERED_MOST + 1
+    assert listed[0].endswith("| x0 = 0") and listed[-1].endswith("| assert x9899 == 0")
+    assert "9841 lines of the block left out" in listed[NUMBERED_MOST // 2]
