@@ -620,7 +620,6 @@ def test_the_mode_for_a_preinstalled_torch_runs_the_blocks_and_records_that_torc
         ('cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=1"]\n', True),
         ("python -W ignore::FutureWarning -m torch.distributed.launch --nproc-per-node=1 x.py\n", True),
         ("torchrun --standalone --nproc-per-node=2 train.py\n", False),
-        ("torchrun --nnodes=1 --master-port=29411 x.py\n", False),
         ('echo "torchrun exit status: $status"\n', False),
         ("local_rank = int(os.environ['LOCAL_RANK'])  # set by torchrun\n", False),
     ],
@@ -633,7 +632,48 @@ def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, 
     from devguide.run import ports
 
     assert bool(ports.DEFAULT_PORT_TORCHRUN.search(code)) is locked
+    assert (ports.fixed_ports(code) == [29500]) is locked
     if not locked or ports.fcntl is None:
+        return
+    inside, overlap = [], []
+
+    def one():
+        with ports.one_at_a_time({"code": code}):
+            inside.append(1)
+            overlap.append(len(inside))
+            threading.Event().wait(0.05)
+            inside.pop()
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlap == [1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("code", "port"),
+    [
+        ("torchrun --nnodes=1 --master-port=29411 x.py\n", 29411),
+        ("MASTER_PORT=29517 python x.py\n", 29517),
+        ('os.environ["MASTER_PORT"] = "29517"\n', 29517),
+        ('server.bind(("127.0.0.1", 29517))\n', 29517),
+        ('dist.init_process_group("gloo", init_method="tcp://127.0.0.1:23456")\n', 23456),
+        ('busy = socket.create_server(("127.0.0.1", 0))  # a free port\n', None),
+        ("os.environ.update(MASTER_PORT=str(port))\n", None),
+    ],
+)
+def test_blocks_that_fix_the_same_port_run_one_at_a_time(code, port):
+    """Issue 39, H28: two pages that bind the fixed port 29517 under -n 2 failed with EADDRINUSE
+    now and then. A block that fixes a port holds that port's lock while it runs; a free port
+    (0, or one the code picks) takes no lock."""
+    import threading
+
+    from devguide.run import ports
+
+    assert ports.fixed_ports(code) == ([port] if port else [])
+    if port is None or ports.fcntl is None:
         return
     inside, overlap = [], []
 
