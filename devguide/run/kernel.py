@@ -16,8 +16,9 @@ The spec starts this module, which
 * gives it a copy of the connection file there (ipykernel writes the file it reads);
 * starts ``ipykernel`` under ``devguide.run.confine`` with the environment a block
   gets (``sandbox.shell_env``: not the builder's tokens or HOME), a block's memory
-  limit, writes only beneath its folder (Landlock, where the kernel has it), and a
-  child subreaper that ends whatever a cell started when the kernel ends.
+  limit (for each process, and checked for all of them together), writes only beneath
+  its folder (Landlock, where the kernel has it), a time limit for the whole notebook
+  (``TIMEOUT``), and a child subreaper that ends whatever a cell started when the kernel ends.
 
 This process becomes that confinement (``exec``): jupyter_client's signals and its
 kill reach it as they would reach a kernel. Interrupts are sent as messages
@@ -38,6 +39,8 @@ from devguide.run import sandbox
 NAME = "devguide-confined"
 # the folder to put on JUPYTER_PATH: it holds kernels/devguide-confined/kernel.json
 SPECS = Path(__file__).resolve().with_name("jupyter")
+# seconds a kernel lives: one notebook's whole run (the slowest takes about a minute on 2 cores)
+TIMEOUT = 900
 
 
 def command(connection_file: str) -> tuple[list[str], dict]:
@@ -54,7 +57,7 @@ def command(connection_file: str) -> tuple[list[str], dict]:
     env.update(HOME=str(home), TMPDIR=str(temp), JUPYTER_RUNTIME_DIR=str(runtime),
                IPYTHONDIR=str(home / ".ipython"), PYTHONIOENCODING="utf-8", **sandbox.thread_share())
     memory = sandbox.memory_limit()
-    argv = [sys.executable, "-m", "devguide.run.confine", f"--write={root}",
+    argv = [sys.executable, "-m", "devguide.run.confine", f"--write={root}", f"--timeout={TIMEOUT}",
             *([f"--memory={memory}"] if memory else []),
             "--", sys.executable, "-m", "ipykernel_launcher", "-f", str(connection)]
     return argv, env
