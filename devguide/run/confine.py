@@ -9,11 +9,12 @@ kernel has it (``sandbox.allow_writes_only_beneath``); its data segment is limit
 ``--memory`` bytes (``RLIMIT_DATA``), as a block's is, and, as for a block, what all its
 processes use together (the sum of their PSS, ``reaper.memory_of``) is checked while it
 runs: past ``--memory`` they are all stopped. ``--timeout`` stops them all after that
-many seconds. This process is a child subreaper (``reaper``), as the block runner is:
+many seconds; ``--disk`` when the ``--write`` folders take more disk than that. This process is a child subreaper (``reaper``), as the block runner is:
 when the program ends, every process it started ends too, a daemon in a session of its
 own included (H18's helper outlived the download and held its output pipes open: the
 run "hung" for 300 s and ran again). Its exit status is the program's (124 when it ran
-out of time, 137 when it used too much memory, with a line on stderr that says so);
+out of time, 125 when it took too much disk, 137 when it used too much memory, with a
+line on stderr that says so);
 the signals the caller sends (SIGABRT for a hung run's stacks, SIGTERM, SIGINT) go on to
 the program. Done in a process of its own rather than in ``preexec_fn``, which is unsafe
 in the caller's threads.
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 
 from devguide.run import reaper
-from devguide.run.sandbox import allow_writes_only_beneath, landlock_abi
+from devguide.run.sandbox import allow_writes_only_beneath, disk_used, landlock_abi
 
 POLL = 0.25  # seconds between memory checks, as for a block (devguide.run.zygote)
 PASSED_ON = (signal.SIGABRT, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
@@ -41,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="append", default=[], type=Path, help="a folder it may write beneath")
     parser.add_argument("--memory", type=int, help="its data segment's limit, and all its processes', in bytes")
     parser.add_argument("--timeout", type=float, help="seconds after which it is stopped with all it started")
+    parser.add_argument("--disk", type=int, help="bytes of disk the --write folders may take together")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="-- then the program and its arguments")
     args = parser.parse_args(argv)
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         os._exit(127)
     for sig in PASSED_ON:
         signal.signal(sig, lambda number, _frame: os.kill(child, number))
-    status = _watch(child, program[0], args.memory, args.timeout)
+    status = _watch(child, program[0], args.memory, args.timeout, args.disk and (args.disk, args.write))
     reaper.end_descendants()  # what the program started and left running
     if isinstance(status, tuple):  # stopped: (exit status, why)
         print(f"python -m devguide.run.confine: {status[1]}", file=sys.stderr)
@@ -74,17 +76,29 @@ def main(argv: list[str] | None = None) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def _watch(child: int, name: str, memory: int | None, timeout: float | None) -> int | tuple[int, str]:
-    """Wait for the program: its wait status, or what stopped it (124 or 137, and a sentence)."""
+def _over_disk(name: str, disk: tuple[int, list[Path]] | None) -> tuple[int, str] | None:
+    if not disk:
+        return None
+    most, folders = disk
+    used = sum(disk_used(folder) for folder in folders)
+    if used <= most:
+        return None
+    return 125, (f"{name} and the processes it started took {used / 2**30:.2f} GiB of disk in their folders, more "
+                 f"than their limit of {most / 2**30:.2f} GiB, and were stopped")
+
+
+def _watch(child: int, name: str, memory: int | None, timeout: float | None,
+           disk: tuple[int, list[Path]] | None = None) -> int | tuple[int, str]:
+    """Wait for the program: its wait status, or what stopped it (124, 125 or 137, and a sentence)."""
     start = time.monotonic()
-    next_memory = 1.0  # short programs end before any check, as short blocks do
+    next_memory = next_disk = 1.0  # short programs end before any check, as short blocks do
     while True:
         try:
             pid, status = os.waitpid(child, os.WNOHANG)
         except InterruptedError:
             continue
         if pid:
-            return status
+            return _over_disk(name, disk) or status  # or filled the disk in its last moments
         elapsed = time.monotonic() - start
         stopped = None
         if timeout and elapsed > timeout:
@@ -96,6 +110,9 @@ def _watch(child: int, name: str, memory: int | None, timeout: float | None) -> 
             if used > memory:
                 stopped = 137, (f"{name} and the processes it started used {used / 2**30:.2f} GiB together, more "
                            f"than their limit of {memory / 2**30:.2f} GiB, and were stopped")
+        if not stopped and disk and elapsed > next_disk:
+            next_disk = elapsed + 1.0
+            stopped = _over_disk(name, disk)
         if stopped:
             reaper.kill_descendants()
             os.waitpid(child, 0)

@@ -58,6 +58,7 @@ def command(connection_file: str) -> tuple[list[str], dict]:
                IPYTHONDIR=str(home / ".ipython"), PYTHONIOENCODING="utf-8", **sandbox.thread_share())
     memory = sandbox.memory_limit()
     argv = [sys.executable, "-m", "devguide.run.confine", f"--write={root}", f"--timeout={TIMEOUT}",
+            f"--disk={sandbox.disk_limit()}",
             *([f"--memory={memory}"] if memory else []),
             "--", sys.executable, "-m", "ipykernel_launcher", "-f", str(connection)]
     return argv, env

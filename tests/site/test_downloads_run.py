@@ -174,10 +174,11 @@ def run_once(site: Path, rel: str, work: Path, venvs: dict) -> subprocess.Comple
 
 def confined(writable: list[Path], command: list[str]) -> list[str]:
     """``command`` under a block's confinement (issue 39, H18): it and what it starts write only
-    beneath ``writable`` (Landlock, where the kernel has it) with a block's memory limit."""
+    beneath ``writable`` (Landlock, where the kernel has it), with a block's memory limit (each
+    process, and all of them together) and a block folder's disk limit."""
     memory = sandbox.memory_limit()
     return [sys.executable, "-m", "devguide.run.confine", *(f"--write={w}" for w in writable),
-            *([f"--memory={memory}"] if memory else []), "--", *command]
+            *([f"--memory={memory}"] if memory else []), f"--disk={sandbox.disk_limit()}", "--", *command]
 
 
 DOWNLOADS_AT_ONCE = max(2, min(4, sandbox.cores()))

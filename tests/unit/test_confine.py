@@ -48,3 +48,15 @@ def test_a_program_that_runs_too_long_is_stopped_with_what_it_started(tmp_path):
 def test_a_program_within_its_limits_keeps_its_exit_status(tmp_path):
     done = confine(tmp_path, f"--memory={1 << 30}", "--timeout=60", program="import sys; print('ran'); sys.exit(3)")
     assert (done.returncode, done.stdout) == (3, "ran\n")
+
+
+def test_the_folders_disk_is_checked(tmp_path):
+    program = ("import os, time\n"
+               f"with open({str(tmp_path / 'big.bin')!r}, 'wb') as f:\n"
+               "    os.posix_fallocate(f.fileno(), 0, 64 << 20)\n")
+    done = confine(tmp_path, f"--disk={32 << 20}", program=program + "time.sleep(30)\n")
+    assert done.returncode == 125, done.stderr
+    assert "more than their limit of 0.03 GiB, and were stopped" in done.stderr, done.stderr
+    (tmp_path / "big.bin").unlink()
+    done = confine(tmp_path, f"--disk={32 << 20}", program=program)  # ends at once: checked at its end
+    assert done.returncode == 125, done.stderr
