@@ -192,6 +192,14 @@ def _check_reply(block: Block, job: dict, reply: dict, result: dict | None, raw:
             f"with everything it started. A block that needs longer says so on the line above its fence: "
             f"<!--pytest.mark.timeout({int(timeout) * 5})-->\n\n{numbered(block)}{streams}"
         )
+    if reply.get("over_memory_at_peak"):
+        raise BlockFailure(
+            f"{block.where}: one of the block's processes held {reply['burst_memory'] / 2**30:.2f} GiB more than it "
+            f"started with at its peak (its largest resident size, shared memory included, which the kernel "
+            f"records), more than the {job['memory'] / 2**30:.2f} GiB all of a block's processes may use together, "
+            f"even if only for an instant between two checks (DOCS_BLOCK_MEMORY_GB sets the limit)"
+            f"\n\n{numbered(block)}{streams}"
+        )
     if reply["over_memory"]:
         raise BlockFailure(
             f"{block.where}: the block's processes together used more than {job['memory'] / 2**30:.1f} GiB of "
