@@ -584,12 +584,27 @@ class RepoGuard:
                 except OSError:
                     continue
                 found[os.path.relpath(path, self.root)] = (st.st_size, st.st_mtime_ns, st.st_mode, st.st_ctime_ns)
+        # the programs of the repository's virtual environment: their metadata only (H14: a block
+        # made the venv's ruff unexecutable); their contents are the installer's to restore
+        for entry in self._venv_programs():
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found[os.path.relpath(entry.path, self.root)] = (None, st.st_mtime_ns, st.st_mode, st.st_ctime_ns)
         return found
+
+    def _venv_programs(self) -> list[os.DirEntry]:
+        try:
+            with os.scandir(self.root / ".venv" / "bin") as entries:
+                return [e for e in entries if not e.is_dir(follow_symlinks=False)]
+        except OSError:
+            return []
 
     def before(self) -> None:
         now = self._scan()
         for path, stat in now.items():
-            if self.stats.get(path, ())[:2] != stat[:2] or path not in self.content:
+            if stat[0] is not None and (self.stats.get(path, ())[:2] != stat[:2] or path not in self.content):
                 try:
                     self.content[path] = (self.root / path).read_bytes()
                 except OSError:
@@ -619,7 +634,8 @@ class RepoGuard:
             was, current = self.stats.get(path), now.get(path)
             if was is None:  # added by the block
                 _restore_marks(target, ((), 0), _marks_of(str(target)))
-                target.unlink(missing_ok=True)
+                if current[0] is not None:  # not a program of the venv: the harness cannot tell it from an install
+                    target.unlink(missing_ok=True)
                 continue
             size, mtime, mode = was[:3]
             link = stat.S_ISLNK(mode)

@@ -396,15 +396,18 @@ def test_the_guard_restores_the_metadata_a_block_changed(tmp_path):
     import fcntl
     import struct
 
-    for name in ("README.md", "pyproject.toml", "LICENSE", "CHANGELOG.md"):
+    for name in ("README.md", "pyproject.toml", "LICENSE", "CHANGELOG.md", ".venv/bin/ruff"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(name)
     os.chmod(tmp_path / "README.md", 0o644)
+    os.chmod(tmp_path / ".venv/bin/ruff", 0o755)
     mtime = (tmp_path / "pyproject.toml").stat().st_mtime_ns
     guard = sandbox.RepoGuard(tmp_path)
     guard.before()
     os.chmod(tmp_path / "README.md", 0o755)
+    os.chmod(tmp_path / ".venv/bin/ruff", 0o644)
     os.utime(tmp_path / "pyproject.toml", (4102444800, 4102444800))
-    expected = ["README.md", "pyproject.toml"]
+    expected = [".venv/bin/ruff", "README.md", "pyproject.toml"]
     try:
         os.setxattr(tmp_path / "LICENSE", "user.note", b"written by a block")
         expected.append("LICENSE")
@@ -423,6 +426,7 @@ def test_the_guard_restores_the_metadata_a_block_changed(tmp_path):
         os.close(fd)
     assert guard.after() == sorted(expected)
     assert (tmp_path / "README.md").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / ".venv/bin/ruff").stat().st_mode & 0o777 == 0o755
     assert (tmp_path / "pyproject.toml").stat().st_mtime_ns == mtime
     assert os.listxattr(tmp_path / "LICENSE") == []
     if immutable:
