@@ -594,3 +594,30 @@ def test_a_message_quoted_only_in_a_text_block_opens_that_entry_without_the_noti
         assert items and realbench.UNDOCUMENTED not in items[0][0], (text, items[:2])
         assert items[0][0].removeprefix(root).split("#")[0].split("?")[0] == entry_page, (text, items[:2])
         assert any(link.endswith(anchor) for link in items[0]), (text, items[:2])
+
+
+# pasted as users pasted them (tuning corpus: DonsetPG/graph-physics#22, Linesight-RL/linesight#51,
+# xuguodong03/SSKD#3): a short message inside the asker's sentence, a module path the page writes
+# out, a full-width colon after the exception's name
+DOCUMENTED_AS_PASTED = [
+    ("**Error**: `RuntimeError: received 0 items of ancdata` raised during validation when running "
+     "training on GPU nodes on cluster Laffitte.", "reference/errors/data-loading/"),
+    ("FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+     "`torch.amp.GradScaler('cuda', args...)` instead.", "reference/errors/amp-and-optimizers/"),
+]
+
+
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_a_documented_message_in_the_askers_words_gets_no_notice(search_page, server, lang):
+    """A documented message got the notice that the site lacks it when the paste and the page
+    differed only in what the worker leaves out of a paste (module paths, exception names: the
+    page's text kept them), or when the message is shorter than a phrase and the asker's words
+    stood around it. Both sides now lose the same things, and a paste that holds an entry's whole
+    short title is documented (real-bench, tuning: documented messages given the notice 10.6 % ->
+    6.8 %, undocumented pastes landed unchanged)."""
+    page = search_page(lang)
+    root = searchbench.root_url(server, lang)
+    found = page.evaluate(realbench.PASTE, [text for text, _ in DOCUMENTED_AS_PASTED])
+    for (text, entry_page), items in zip(DOCUMENTED_AS_PASTED, found, strict=True):
+        assert items and realbench.UNDOCUMENTED not in items[0][0], (text, items[:2])
+        assert items[0][0].removeprefix(root).split("#")[0].split("?")[0] == entry_page, (text, items[:2])

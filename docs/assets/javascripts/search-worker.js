@@ -858,7 +858,7 @@
   // an exception's name before its message, and an OS error's number: the same message is
   // raised as RuntimeError here and OSError there ("[Errno 24] Too many open files").
   // Case-sensitive: "CUDA error:" is part of the message
-  var RAISED_AS = /\b[\w.]*[A-Za-z](?:Error|Exception|Warning):|\[(?:Errno|WinError) \d+\]/g;
+  var RAISED_AS = /\b[\w.]*[A-Za-z](?:Error|Exception|Warning)[:\uff1a]|\[(?:Errno|WinError) \d+\]/g;
   var GENERIC = new Set();  // words in many messages (search_families.json, at SETUP)
   // the messages the pages quote in text blocks, which the index's texts leave out: with the
   // rest of the index (served), or in the index's config (offline, one file)
@@ -879,14 +879,21 @@
   // (QUOTED). null where none does; else {location}: the section whose text block quotes it,
   // null where only a section's text has it.
   var quotes = null;  // QUOTED's texts as normalise() makes them, one string, and where each starts
+  var shortTitles = null;  // the error entries' titles shorter than a phrase, as normalise() makes them
+  // A message's own words: what NOT_WORDING and RAISED_AS name taken out
+  function wording(text) {
+    return text.replace(NOT_WORDING, " ").replace(RAISED_AS, " ");
+  }
   function documented(raw) {
-    if (!corpus) corpus = docs.map(function (d) { return normalise(d.title + " " + d.text); }).join("\n");
+    // the pages' texts lose what a paste loses (module paths, exception names, traceback lines…):
+    // "`torch.cuda.amp.GradScaler(args...)` is deprecated" on a page and in a paste then agree
+    if (!corpus) corpus = docs.map(function (d) { return normalise(wording(d.title + " " + d.text)); }).join("\n");
     if (!quotes) {
       quotes = { text: "", starts: [], at: [] };
       QUOTED.forEach(function (q) {
         quotes.starts.push(quotes.text.length);
         quotes.at.push(q[0]);
-        quotes.text += normalise(q[1]) + "\n";
+        quotes.text += normalise(wording(q[1])) + "\n";
       });
     }
     var phrases = [];
@@ -894,7 +901,7 @@
     if (key) {
       phrases.push(normalise(key[1] || key[0]));
     } else {
-      var words = normalise(raw.replace(NOT_WORDING, " ").replace(RAISED_AS, " ")).trim().split(" ").filter(Boolean);
+      var words = normalise(wording(raw)).trim().split(" ").filter(Boolean);
       if (words.length && words.length < WINDOW) phrases.push(" " + words.join(" ") + " ");
       for (var i = 0; i + WINDOW <= words.length; i++) {
         var run = words.slice(i, i + WINDOW);
@@ -903,6 +910,18 @@
     }
     // a section's title or text has it: the ranking finds that section
     if (phrases.some(function (p) { return corpus.indexOf(p) >= 0; })) return { location: null };
+    // or the paste holds an entry's whole title, a message shorter than a phrase ("received 0
+    // items of ancdata" in a sentence about it: its six-word phrases are the asker's words)
+    if (!shortTitles) {
+      shortTitles = docs.filter(function (d) { return ERRORS.test(d.location) && d.location.indexOf("#") >= 0; })
+        .map(function (d) { return normalise(wording(d.title)); })
+        .filter(function (t) {
+          var w = t.trim().split(" ");
+          return w.length >= 3 && w.length < WINDOW && w.filter(informative).length >= 2;
+        });
+    }
+    var whole = normalise(wording(raw));
+    if (shortTitles.some(function (t) { return whole.indexOf(t) >= 0; })) return { location: null };
     // else the text block that holds most of its phrases (a whole variant, not an output sharing a few)
     var counts = new Map(), best = -1;
     phrases.forEach(function (p) {
