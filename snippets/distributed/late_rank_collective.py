@@ -18,7 +18,8 @@ import torch
 import torch.distributed as dist
 
 timeout = datetime.timedelta(seconds=float(sys.argv[1]))
-dist.init_process_group("gloo")  # the default timeout: both ranks get here, however late one starts
+# the default timeout: both ranks get here, however late one of them starts
+dist.init_process_group("gloo")
 group = dist.new_group(timeout=timeout)  # the collective below runs in this group
 rank = dist.get_rank()
 if rank == 1:
