@@ -9,15 +9,15 @@ kernel has it (``sandbox.allow_writes_only_beneath``); its data segment is limit
 ``--memory`` bytes (``RLIMIT_DATA``), as a block's is, and, as for a block, what all its
 processes use together (the sum of their PSS, ``reaper.memory_of``) is checked while it
 runs: past ``--memory`` they are all stopped. ``--timeout`` stops them all after that
-many seconds; ``--disk`` when the ``--write`` folders take more disk than that. This process is a child subreaper (``reaper``), as the block runner is:
-when the program ends, every process it started ends too, a daemon in a session of its
-own included (H18's helper outlived the download and held its output pipes open: the
-run "hung" for 300 s and ran again). Its exit status is the program's (124 when it ran
-out of time, 125 when it took too much disk, 137 when it used too much memory, with a
-line on stderr that says so);
-the signals the caller sends (SIGABRT for a hung run's stacks, SIGTERM, SIGINT) go on to
-the program. Done in a process of its own rather than in ``preexec_fn``, which is unsafe
-in the caller's threads.
+many seconds, ``--disk`` when the ``--write`` folders take more disk than that. This
+process is a child subreaper (``reaper``), as the block runner is: when the program
+ends, every process it started ends too, a daemon in a session of its own included
+(H18's helper outlived the download and held its output pipes open: the run "hung" for
+300 s and ran again). Its exit status is the program's (124 when it ran out of time,
+125 when it took too much disk, 137 when it used too much memory, with a line on stderr
+that says so); the signals the caller sends (SIGABRT for a hung run's stacks, SIGTERM,
+SIGINT) go on to the program. Done in a process of its own rather than in
+``preexec_fn``, which is unsafe in the caller's threads.
 """
 
 from __future__ import annotations
@@ -108,8 +108,8 @@ def _watch(child: int, name: str, memory: int | None, timeout: float | None,
             used = reaper.memory_of(reaper.descendants())
             next_memory = elapsed + max(POLL, 10 * (time.monotonic() - measured))
             if used > memory:
-                stopped = 137, (f"{name} and the processes it started used {used / 2**30:.2f} GiB together, more "
-                           f"than their limit of {memory / 2**30:.2f} GiB, and were stopped")
+                stopped = 137, (f"{name} and the processes it started used {used / 2**30:.2f} GiB together, "
+                                f"more than their limit of {memory / 2**30:.2f} GiB, and were stopped")
         if not stopped and disk and elapsed > next_disk:
             next_disk = elapsed + 1.0
             stopped = _over_disk(name, disk)
