@@ -13,7 +13,7 @@ The offline build (``make offline``) reads ``search/search_index.js`` from a
 ``<script>``: that file holds every language's index and picks the page's.
 
 Served (not offline), each language's index is in two parts: ``search_index.json``
-with every section's title, code names and first ≈500 characters, and
+with every section's title, code names and first ≈480 characters, and
 ``search_rest.json`` with the rest of the texts, which the worker fetches after
 its first answer (``split_index``).
 
@@ -45,7 +45,9 @@ SHRUNK = ("assets/javascripts/search-box.js", "assets/javascripts/reading.js", "
           "assets/javascripts/sitemaps.js", "assets/javascripts/language-switcher.js")
 # the shapes of pasted messages and their family pages, for the worker (in the index, not in
 # the worker every page loads)
-FAMILIES = json.loads((Path(__file__).with_name("search_families.json")).read_text(encoding="utf-8"))
+# the worker's part of search_families.json: its "about" explains the file to contributors
+FAMILIES = {k: v for k, v in json.loads((Path(__file__).with_name("search_families.json")).read_text(encoding="utf-8")).items()
+            if k != "about"}
 MATERIAL_WORKER = re.compile(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js")
 
 PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
@@ -109,8 +111,8 @@ def slim(docs: list[dict]) -> list[dict]:
 # The first part of the index (what Material fetches) holds each section's first
 # HEAD_CHARS characters of text, in whole top-level elements; the worker fetches
 # the rest once it has answered the first query (issue: ≤ 150 kB gzip before the
-# first result; the whole zh index is ≈155 kB gzip, its first part ≈105 kB).
-HEAD_CHARS = 500
+# first result; 2026-12-07: the zh worker and first part 147 kB gzip, at 500 characters 150.3 kB).
+HEAD_CHARS = 480
 ELEMENT = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*?(/?)>")
 VOID = {"br", "hr", "img", "input", "wbr"}
 
