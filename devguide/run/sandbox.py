@@ -566,8 +566,12 @@ class RepoGuard:
 
     SKIP_DIRS = {".git", "build", ".cache", "__pycache__", "node_modules", ".pytest_cache", ".ruff_cache"}
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, contents: bool = True):
         self.root = root
+        # Where Landlock keeps blocks from writing the repository's contents, a change of contents
+        # (or an added or deleted file) while a block runs is the author's edit, never put back:
+        # only metadata is guarded then (contents=False)
+        self.guards_contents = contents
         self.stats: dict[str, tuple] = {}  # path → (size, mtime, mode, ctime)
         self.content: dict[str, bytes] = {}
         self.marks: dict[str, tuple] = {}  # path → (extended attributes, flags): read again when ctime moves
@@ -604,7 +608,8 @@ class RepoGuard:
     def before(self) -> None:
         now = self._scan()
         for path, stat in now.items():
-            if stat[0] is not None and (self.stats.get(path, ())[:2] != stat[:2] or path not in self.content):
+            if self.guards_contents and stat[0] is not None and (
+                    self.stats.get(path, ())[:2] != stat[:2] or path not in self.content):
                 try:
                     self.content[path] = (self.root / path).read_bytes()
                 except OSError:
@@ -625,6 +630,8 @@ class RepoGuard:
         changed = []
         for path in sorted(set(now) | set(self.stats)):
             was, current = self.stats.get(path), now.get(path)
+            if not self.guards_contents and (was is None or current is None or was[0] != current[0]):
+                continue  # added, deleted or resized: an edit (a block cannot write here)
             if was is None or current is None or was[:3] != current[:3]:
                 changed.append(path)
             elif was[3] != current[3] and _marks_of(str(self.root / path)) != self.marks.get(path):
@@ -644,7 +651,7 @@ class RepoGuard:
                 if not link:  # first: a file made unreadable or read-only is read and written again
                     with contextlib.suppress(OSError):
                         os.chmod(target, stat.S_IMODE(mode))
-            if (current is None or current[:2] != was[:2]) and path in self.content:
+            if self.guards_contents and (current is None or current[:2] != was[:2]) and path in self.content:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(self.content[path])
             if not link:

@@ -435,6 +435,23 @@ def test_the_guard_restores_the_metadata_a_block_changed(tmp_path):
     assert guard.after() == []
 
 
+def test_where_landlock_guards_contents_the_guard_keeps_an_authors_edit(tmp_path):
+    """With Landlock a block cannot write the repository, so an edit made while a block runs is
+    the author's: the metadata guard keeps it (and a new file), and still puts back a mode."""
+    (tmp_path / "page.md").write_text("before")
+    (tmp_path / "README.md").write_text("readme")
+    os.chmod(tmp_path / "README.md", 0o644)
+    guard = sandbox.RepoGuard(tmp_path, contents=False)
+    guard.before()
+    (tmp_path / "page.md").write_text("the author's edit, made while a block ran")
+    (tmp_path / "new.md").write_text("a new page")
+    os.chmod(tmp_path / "README.md", 0o600)
+    assert guard.after() == ["README.md"]
+    assert (tmp_path / "page.md").read_text() == "the author's edit, made while a block ran"
+    assert (tmp_path / "new.md").exists()
+    assert (tmp_path / "README.md").stat().st_mode & 0o777 == 0o644
+
+
 @pytest.mark.parametrize(
     ("comment", "says"),
     [
