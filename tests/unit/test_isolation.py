@@ -634,28 +634,12 @@ def test_the_mode_for_a_preinstalled_torch_runs_the_blocks_and_records_that_torc
     assert machine["accelerator"] == "cpu" and "gpus" not in machine
 
 
-@pytest.mark.parametrize(
-    ("code", "locked"),
-    [
-        ("torchrun --nproc-per-node=1 show_args.py\n", True),
-        ('cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=1"]\n', True),
-        ("python -W ignore::FutureWarning -m torch.distributed.launch --nproc-per-node=1 x.py\n", True),
-        ("torchrun --standalone --nproc-per-node=2 train.py\n", False),
-        ('echo "torchrun exit status: $status"\n', False),
-        ("local_rank = int(os.environ['LOCAL_RANK'])  # set by torchrun\n", False),
-    ],
-)
-def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, locked):
-    """torch before 2.13 gives a torchrun with no port the fixed port 29500: two such
-    blocks in two workers (a page's zh and en twins) collided on a GPU machine."""
+def assert_one_at_a_time(code: str) -> None:
+    """Three threads that run ``code``'s block at once hold its locks one after another."""
     import threading
 
     from devguide.run import ports
 
-    assert bool(ports.DEFAULT_PORT_TORCHRUN.search(code)) is locked
-    assert (ports.fixed_ports(code) == [29500]) is locked
-    if not locked or ports.fcntl is None:
-        return
     inside, overlap = [], []
 
     def one():
@@ -671,6 +655,29 @@ def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, 
     for t in threads:
         t.join()
     assert overlap == [1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("code", "locked"),
+    [
+        ("torchrun --nproc-per-node=1 show_args.py\n", True),
+        ('cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=1"]\n', True),
+        ("python -W ignore::FutureWarning -m torch.distributed.launch --nproc-per-node=1 x.py\n", True),
+        ("torchrun --standalone --nproc-per-node=2 train.py\n", False),
+        ('echo "torchrun exit status: $status"\n', False),
+        ("local_rank = int(os.environ['LOCAL_RANK'])  # set by torchrun\n", False),
+    ],
+)
+def test_blocks_that_start_torchrun_on_its_default_port_run_one_at_a_time(code, locked):
+    """torch before 2.13 gives a torchrun with no port the fixed port 29500: two such
+    blocks in two workers (a page's zh and en twins) collided on a GPU machine."""
+    from devguide.run import ports
+
+    assert bool(ports.DEFAULT_PORT_TORCHRUN.search(code)) is locked
+    assert (ports.fixed_ports(code) == [29500]) is locked
+    if not locked or ports.fcntl is None:
+        return
+    assert_one_at_a_time(code)
 
 
 @pytest.mark.parametrize(
@@ -689,28 +696,12 @@ def test_blocks_that_fix_the_same_port_run_one_at_a_time(code, port):
     """Issue 39, H28: two pages that bind the fixed port 29517 under -n 2 failed with EADDRINUSE
     now and then. A block that fixes a port holds that port's lock while it runs; a free port
     (0, or one the code picks) takes no lock."""
-    import threading
-
     from devguide.run import ports
 
     assert ports.fixed_ports(code) == ([port] if port else [])
     if port is None or ports.fcntl is None:
         return
-    inside, overlap = [], []
-
-    def one():
-        with ports.one_at_a_time({"code": code}):
-            inside.append(1)
-            overlap.append(len(inside))
-            threading.Event().wait(0.05)
-            inside.pop()
-
-    threads = [threading.Thread(target=one) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert overlap == [1, 1, 1]
+    assert_one_at_a_time(code)
 
 
 @pytest.mark.parametrize(
