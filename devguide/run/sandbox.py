@@ -296,6 +296,8 @@ def shared_memory_left(since: float) -> list[str]:
                 # runner ends that manager with the block, so they are removed, not blamed
                 if not TORCH_SHM_FILE.match(os.path.basename(path)):
                     left.append(f"{path}: {st.st_size} bytes in /dev/shm (removed)")
+            except FileNotFoundError:  # gone meanwhile (multiprocessing's sem.* live for a moment)
+                continue
             except OSError as exc:
                 left.append(f"{path}: {st.st_size} bytes in /dev/shm, not removed: {exc.strerror}")
     try:
