@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from devguide import paths
+from devguide.dev import searchbench
 from devguide.dev.axe import axe_violations
 
 ARTIFACTS = paths.REPO / "build" / "artifacts"
@@ -222,11 +223,15 @@ def test_the_glossary_is_a_list_of_cards_on_a_phone(page, server):
     assert width >= 14 * 0.64 * 16, width  # 14em at the table's 0.64rem
 
 
-def test_the_search_shows_the_focused_result_and_escape_gives_the_focus_back(page, server):
+def test_the_search_shows_the_focused_result_and_escape_gives_the_focus_back(browser, server):
     """Review 2026-12-06, problem 18: the result the arrow keys reach has an outline (it
     had only a 10 % tint); Escape closes the search and the focus goes back to what
     had it (it fell to <body>, and Tab started again at the top of the page)."""
-    page.set_viewport_size({"width": 1440, "height": 900})
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.add_init_script(searchbench.HOOK)
+    held = []
+    page.route("**/search_rest.json", lambda route: held.append(route))
     page.goto(server + "/en/devices/moving/")
     page.locator("article a.headerlink").nth(1).focus()
     before = page.evaluate("() => { window.__before = document.activeElement; return window.__before.getAttribute('href'); }")
@@ -238,6 +243,18 @@ def test_the_search_shows_the_focused_result_and_escape_gives_the_focus_back(pag
     style = page.evaluate("""() => { const a = document.activeElement;
         return a.matches('.md-search-result__link') && getComputedStyle(a).outlineStyle; }""")
     assert style == "solid", style
+    # the rest of the index arrives now: the worker answers again, Material draws the
+    # list again, and the result the arrow key reached keeps the focus
+    for _ in range(100):  # the worker asks for the rest of the index after its first answer
+        if held:
+            break
+        page.wait_for_timeout(50)
+    held[0].continue_()
+    page.wait_for_function("() => window.__devguideSearch.complete", timeout=20_000)
+    page.wait_for_function("q => window.__devguideSearch.results.some(r => r.query === q && r.complete)", arg="pin_memory")
+    page.wait_for_timeout(200)
+    assert page.evaluate("() => document.activeElement.matches('.md-search-result__link')"), \
+        page.evaluate("() => document.activeElement.outerHTML.slice(0, 120)")
     page.keyboard.press("Escape")
     page.wait_for_function("() => document.activeElement !== document.body && !document.activeElement.closest('.md-search')")
     assert page.evaluate("() => document.activeElement === window.__before"), before
@@ -247,6 +264,7 @@ def test_the_search_shows_the_focused_result_and_escape_gives_the_focus_back(pag
     page.wait_for_function("() => typeof window.devguideSearchPaste === 'function'")
     page.keyboard.press("Escape")
     page.wait_for_function("() => document.activeElement.tagName === 'H1'")
+    context.close()
 
 
 def test_outputs_wrap_code_scrolls_and_titles_are_bold(page, server):

@@ -121,6 +121,29 @@
     }, 0);
   }, true);
 
+  // The worker answers the same query a second time when the rest of the index
+  // arrives (search-worker.js): Material draws the list again, and a result the
+  // arrow keys had reached was removed with the focus on it, which fell to
+  // <body> (the next ArrowDown then did nothing). The focus goes back to the
+  // same result (same address), else to the one at the same place.
+  var reached = null;
+  function resultLinks() {
+    return Array.prototype.slice.call(document.querySelectorAll(".md-search-result__list .md-search-result__link"));
+  }
+  document.addEventListener("focusin", function (ev) {
+    var link = ev.target.closest && ev.target.closest(".md-search-result__link");
+    reached = link ? { href: link.getAttribute("href"), index: resultLinks().indexOf(link) } : null;
+  }, true);
+  new MutationObserver(function () {
+    var now = document.activeElement;
+    var open = document.querySelector("input[data-md-toggle=search]");
+    if (!reached || (now && now !== document.body) || !(open && open.checked)) return;
+    var links = resultLinks();
+    var again = links.filter(function (a) { return a.getAttribute("href") === reached.href; })[0] ||
+      links[Math.min(reached.index, links.length - 1)];
+    if (again && again.getClientRects().length) again.focus({ preventScroll: true });
+  }).observe(document.body, { childList: true, subtree: true });
+
   // Words a pasted error shares with most messages: marked, they drowned the
   // section in yellow (review 2026-12-06, problem 5)
   var GENERIC = new Set(("cuda error errors out see free total gpu gpus pytorch torch runtimeerror " +
