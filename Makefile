@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup browser axe serve build offline pdf test test-all test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint lock clean deploy-rehearsal
+.PHONY: setup browser axe serve build offline pdf test test-all test-a11y test-blocks test-cuda test-portable test-cuda-build test-torch bench lint typecheck lock clean deploy-rehearsal
 
 KERNEL_CONFIG := $(VENV)/etc/ipython/ipython_kernel_config.py
 
@@ -220,6 +220,11 @@ bench: setup
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m devguide.source.lint
+	$(MAKE) typecheck
+
+# mypy on the package, with pyproject.toml's [tool.mypy] (also a test of make test)
+typecheck: setup
+	$(PY) -m mypy --cache-dir .cache/mypy
 
 clean:
 	rm -rf build .cache .pytest_cache .ruff_cache

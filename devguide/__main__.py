@@ -68,14 +68,14 @@ def cmd_page(args) -> int:
     for problems in [*found.values(), notebooks]:
         for p in problems:
             print(p)
-    everything = [str(p) for pair in pairs for p in pair if p.exists() and p.suffix == ".md"]
+    everything = [str(page) for pair in pairs for page in pair if page.exists() and page.suffix == ".md"]
     blocks = None
     if everything:
         # the blocks of the pages (identical twins once), in one process; not their twin
         # items: the pages and parity checks above said it once already
-        twins = [a for p in everything for a in ("--deselect", f"{paths.rel(Path(p))}::twin")]
+        not_twins = [a for e in everything for a in ("--deselect", f"{paths.rel(Path(e))}::twin")]
         blocks = subprocess.run(
-            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *twins,
+            [sys.executable, "-m", "pytest", "-n0", "-q", "-p", "no:cacheprovider", *everything, *not_twins,
              *(["--show-output"] if args.show_output else []), *args.pytest],
             cwd=paths.REPO,
         ).returncode

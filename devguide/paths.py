@@ -87,7 +87,7 @@ def yaml_loader():
     (None). Made when first used: the block runner imports this module and no YAML."""
     import yaml
 
-    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # (libyaml when built)
         pass
 
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
@@ -115,6 +115,7 @@ def languages_of(cfg: dict) -> tuple[str, ...]:
     if not locales:
         raise DocsError("mkdocs.yml", None, "the i18n plugin lists no languages: the site's languages come from "
                         "plugins: - i18n: languages: - locale: zh (default: true), - locale: en")
+    assert i18n is not None  # it lists languages
     default = next((lang["locale"] for lang in i18n["languages"] if lang.get("default")), locales[0])
     return (default, *[x for x in locales if x != default])
 

@@ -198,7 +198,7 @@ def other_cpu_runs() -> list[Run]:
 def run_status(run: dict, shas: dict | None, page: str | None = None) -> Counter:
     """passed / failed / skipped / changed blocks of a census (of one page when named);
     ``shas``: page → line → hash now (None: count every block)."""
-    c = Counter()
+    c: Counter = Counter()
     for f in run["fences"]:
         if page is not None and f["page"] != page:
             continue
@@ -212,11 +212,11 @@ def run_status(run: dict, shas: dict | None, page: str | None = None) -> Counter
     return c
 
 
-def _census_runs(data: dict, recorded: bool) -> list[tuple[str, dict | None, dict | None]]:
+def _census_runs(data: dict, recorded: bool) -> list[tuple[str, dict | None, dict[str, dict[int, str | None]] | None]]:
     """(torch version, census, hashes to match) of every CPU census: ``make test``'s
     (None while none is recorded) and each ``make test-torch`` run."""
     primary = torch_label(data["machine"]) if recorded else paths.pinned_torch()
-    runs = [(primary, data if recorded else None, None)]
+    runs: list[tuple[str, dict | None, dict[str, dict[int, str | None]] | None]] = [(primary, data if recorded else None, None)]
     by_page: dict[str, dict[int, str | None]] = defaultdict(dict)  # page → line → hash now
     for f in (_sources() if recorded else data)["fences"]:
         by_page[f["page"]][f["line"]] = f.get("sha")
@@ -233,7 +233,8 @@ def versions_summary() -> list[str]:
     result on each."""
     data, recorded = load()
     runs = _census_runs(data, recorded)
-    lines, per_block = [], defaultdict(dict)
+    lines: list[str] = []
+    per_block: dict = defaultdict(dict)
     for label, run, shas in runs:
         if run is None:
             lines.append(f"torch {label}: no run recorded (make test writes build/validation.json)")

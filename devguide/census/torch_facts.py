@@ -50,6 +50,7 @@ def launch() -> None:
 
 def stop() -> None:
     if _proc and _proc[0].poll() is None:
+        assert _proc[0].stdin is not None  # started with stdin=PIPE
         _proc[0].stdin.close()  # it ends when its input ends
         try:
             _proc[0].wait(10)
@@ -61,6 +62,7 @@ def stop() -> None:
 def ask(request: dict) -> dict:
     launch()
     proc = _proc[0]
+    assert proc.stdin is not None and proc.stdout is not None  # started with PIPEs
     try:
         proc.stdin.write(json.dumps(request) + "\n")
         proc.stdin.flush()
@@ -128,7 +130,7 @@ def _facts() -> dict:
         "mps": torch.backends.mps.is_available(),
         "xpu": hasattr(torch, "xpu") and torch.xpu.is_available(),
     }
-    info = {
+    info: dict = {
         "torch": torch.__version__,
         "git_version": torch.version.git_version,
         "cuda": torch.version.cuda,

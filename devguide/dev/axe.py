@@ -32,7 +32,7 @@ def axe_violations(page, source: str, within: str | None = None) -> list[str]:
     for scheme in SCHEMES:
         page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", scheme)
         # every rule in the first scheme; in the others only what colours change
-        options = {"resultTypes": ["violations"]}
+        options: dict[str, object] = {"resultTypes": ["violations"]}
         if scheme != SCHEMES[0]:
             options["runOnly"] = {"type": "rule", "values": COLOUR_RULES}
         result = page.evaluate(

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from devguide import settings
@@ -46,8 +47,8 @@ def playwright_chromium() -> str | None:
     return path if path and os.path.exists(path) else None
 
 
-def find_chromium(env: dict | None = None, playwright=playwright_chromium) -> str | None:
-    env = os.environ if env is None else env
+def find_chromium(given: Mapping[str, str] | None = None, playwright=playwright_chromium) -> str | None:
+    env = os.environ if given is None else given
     path = settings.current(env).chromium
     if path:
         return path if os.path.exists(path) else None
@@ -68,8 +69,8 @@ def chromium_identity() -> str:
     return f"{os.path.realpath(found)} {stat.st_size} {stat.st_mtime_ns}"
 
 
-def plan(env: dict | None = None, is_root: bool | None = None, playwright=playwright_chromium) -> Plan:
-    env = os.environ if env is None else env
+def plan(given: Mapping[str, str] | None = None, is_root: bool | None = None, playwright=playwright_chromium) -> Plan:
+    env = os.environ if given is None else given
     found = find_chromium(env, playwright)
     if found:
         return Plan("use", found)
@@ -100,6 +101,7 @@ def ensure() -> str:
     """The Chromium to use, installed first if need be; exits with HELP if impossible."""
     step = plan()
     if step.action != "use":
+        assert step.command is not None  # an install step has its command
         print(f"no Chromium found: running {' '.join(step.command)}", flush=True)
         done = subprocess.run(step.command)
         found = find_chromium()
@@ -107,6 +109,7 @@ def ensure() -> str:
             why = f"`{' '.join(step.command)}` exited with status {done.returncode}"
             sys.exit(HELP.format(why=why))
         step = Plan("use", found)
+    assert step.browser is not None  # a "use" step names its browser
     return step.browser
 
 

@@ -285,7 +285,7 @@ def cold(browser, server: str, lang: str, query: str) -> tuple[float, int, int, 
     page = context.new_page()
     page.add_init_script(HOOK)
     bodies = []
-    touched = []
+    touched: list[bool] = []
     page.on("response", lambda r: bodies.append((r.url, bool(touched), r)))
     page.goto(root_url(server, lang), wait_until="networkidle")
     touched.append(True)

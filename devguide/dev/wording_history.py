@@ -128,8 +128,8 @@ def _strings_of(blob: bytes, name: str) -> set[str]:
                     if len(piece) >= PIECE:
                         out.add(piece.replace("\\'", "'").replace('\\"', '"'))
     else:
-        for m in PRINTABLE.finditer(blob):
-            for piece in PLACEHOLDER.split(m.group().decode("ascii")):
+        for run in PRINTABLE.finditer(blob):
+            for piece in PLACEHOLDER.split(run.group().decode("ascii")):
                 if len(piece) >= PIECE:
                     out.add(piece)
     return out
@@ -296,13 +296,13 @@ def build(offline: bool = False) -> dict:
     }
     by_entry: dict[str, list[Wording]] = {}
     for w in wordings():
-        found = [r.version for r in releases if r.prints(w.text)]
+        printed_by = [r.version for r in releases if r.prints(w.text)]
         record["wordings"][w.anchor] = {
             "page": w.page,
             "entry": w.entry,
             "text": w.text,
             "title": w.title,
-            "releases": found,
+            "releases": printed_by,
         }
         by_entry.setdefault(w.entry, []).append(w)
     for entry, ws in by_entry.items():

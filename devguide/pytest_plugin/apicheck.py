@@ -34,7 +34,7 @@ def unresolved_torch_attributes(block: Block) -> list[str]:
     """
     tree = ast.parse(block.code)
     aliases = _torch_aliases(tree)
-    found: dict[tuple[str, ...], ast.AST] = {}  # each path, where it first appears
+    found: dict[tuple[str, ...], ast.Attribute | ast.Name] = {}  # each path, where it first appears
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name)):
             path = _dotted(node, aliases)
@@ -44,12 +44,12 @@ def unresolved_torch_attributes(block: Block) -> list[str]:
     # torch is asked in a process of its own (devguide.census.torch_facts), all paths at once
     absent = dict(zip(map(tuple, paths), torch_facts.first_missing(paths), strict=True))
     missing = []
-    for path, node in found.items():
-        dotted = ".".join(path)
+    for key, node in found.items():
+        dotted = ".".join(key)
         if dotted in DEPRECATED:
             problem = f"{dotted} is deprecated: use {DEPRECATED[dotted]}"
-        elif absent.get(path) is not None:
-            problem = f"{absent[path]} does not exist in torch"
+        elif absent.get(key) is not None:
+            problem = f"{absent[key]} does not exist in torch"
         else:
             continue
         p, n = block.line_map[node.lineno - 1]

@@ -70,10 +70,10 @@ class PageProblem(pytest.Item):
     def runtest(self):
         raise self.error
 
-    def repr_failure(self, excinfo):
+    def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, DocsError):
             return f"{excinfo.value}\n\n(the page's blocks are not run until it can be read)"
-        return super().repr_failure(excinfo)
+        return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
         return self.path, (self.error.line or 1) - 1, "page"
@@ -87,10 +87,10 @@ class TwinCheck(pytest.Item):
         if problems:
             raise DocsError(rel(self.path), None, "\n".join(problems), problems)
 
-    def repr_failure(self, excinfo):
+    def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, DocsError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo)
+        return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
         return self.path, 0, "twin"
@@ -150,7 +150,7 @@ class DocsBlock(pytest.Item):
         if guard:
             guard.before()
         try:
-            stats = {}
+            stats: dict = {}
             output = zygote_client.run_block(block, stats=stats)
             if stats.get("cpu_seconds") is not None:
                 self.user_properties.append((CPU_SECONDS, stats["cpu_seconds"]))
@@ -231,14 +231,14 @@ class DocsBlock(pytest.Item):
                 f"{__import__('torch').__version__}:\n  " + "\n  ".join(missing)
             )
 
-    def repr_failure(self, excinfo):
+    def repr_failure(self, excinfo, style=None):
         twins = "".join(
             f"\n(this run also stands for its identical twin {t.where}; --each-language runs it separately)"
             for t in self.twins
         )
         if isinstance(excinfo.value, (zygote_client.BlockFailure, DocsError)):
             return zygote_client.printable(str(excinfo.value) + twins)
-        return zygote_client.printable(str(super().repr_failure(excinfo)) + twins)
+        return zygote_client.printable(str(super().repr_failure(excinfo, style)) + twins)
 
     def reportinfo(self):
         return self.path, self.block.line - 1, f"line {self.block.line}"
@@ -254,7 +254,7 @@ def identical_twins(blocks: dict[str, list]) -> list[tuple]:
         return getattr(b, "block", b)
 
     default = LANGUAGES[0]
-    pairs = []
+    pairs: list = []
     for page, own in blocks.items():
         lang, _, rest = page.removeprefix("docs/").partition("/")
         if lang == default:

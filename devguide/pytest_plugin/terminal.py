@@ -38,7 +38,7 @@ def grouped_skips(reports, start: Path) -> list[str]:
     for report in reports:
         path, line, reason = _location(report, start)
         by_reason[reason].append(f"{path}:{line}" if line is not None else path)
-    lines = []
+    lines: list[str] = []
     for reason, places in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         if len(places) <= SHOWN:  # as short as the folded line: pytest's own, one per place
             lines.extend(f"SKIPPED [1] {place}: {reason}" for place in places)

@@ -40,13 +40,14 @@ def arm(zygote, config=None, worker: str = "") -> threading.Timer | None:
                 capture.suspend_global_capture(in_=False)  # else the message goes into the capture
         except Exception:  # noqa: BLE001 - the run ends whatever happens here
             pass
-        sys.__stderr__.write(
+        err = sys.__stderr__ or sys.stderr  # the process's own stderr, under pytest's capture
+        err.write(
             f"\n{who}: the whole run took longer than its limit of {limit:g} s and was stopped"
             + (f"; the block running then: {running}" if running else "")
             + ". A block that needs long says so with <!--pytest.mark.timeout(N)-->; "
             "DOCS_RUN_TIMEOUT sets the run's limit (0: none)\n"
         )
-        sys.__stderr__.flush()
+        err.flush()
         try:
             zygote.stop()
         finally:

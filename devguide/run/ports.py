@@ -21,7 +21,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # Windows: no lock
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 DEFAULT_PORT_TORCHRUN = re.compile(
     r"^(?!.*(--standalone|--master[-_]port|--rdzv[-_]endpoint))"

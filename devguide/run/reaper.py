@@ -58,7 +58,7 @@ def die_with_parent(sig: int = signal.SIGKILL) -> bool:
 
 def _parents() -> dict[int, int]:
     """pid → parent pid of every process this user can see (/proc)."""
-    found = {}
+    found: dict[int, int] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:

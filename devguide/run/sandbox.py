@@ -59,7 +59,7 @@ class Sandbox:
 
 
 PREFIX = "docs-block-"
-_swept: list[bool] = []
+_swept: list[object] = []
 
 
 @contextlib.contextmanager
@@ -585,7 +585,7 @@ class RepoGuard:
         self.marks: dict[str, tuple] = {}  # path → (extended attributes, flags): read again when ctime moves
 
     def _scan(self) -> dict[str, tuple]:
-        found = {}
+        found: dict[str, tuple] = {}
         for dirpath, dirnames, filenames in os.walk(self.root):
             dirnames[:] = [d for d in dirnames if d not in self.SKIP_DIRS and not d.startswith((".venv", "."))
                            or d in (".ci", ".github")]
@@ -648,6 +648,7 @@ class RepoGuard:
             target = self.root / path
             was, current = self.stats.get(path), now.get(path)
             if was is None:  # added by the block
+                assert current is not None  # changed: it is in one of the two scans
                 _restore_marks(target, ((), 0), _marks_of(str(target)))
                 if current[0] is not None:  # not a program of the venv: the harness cannot tell it from an install
                     target.unlink(missing_ok=True)

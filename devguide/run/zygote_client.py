@@ -281,7 +281,7 @@ def check_output(block: Block, actual: str) -> None:
     if block.matches(expected, actual):
         return
     at = f"{rel(block.page)}:{fence.line}" if fence else block.where
-    which = "" if fence is block.output_fence else f" (the output for {fence.variant})"
+    which = "" if fence is None or fence is block.output_fence else f" (the output for {fence.variant})"
     diff = "\n".join(
         difflib.unified_diff(
             expected.splitlines(), actual.splitlines(), "expected (page)", "actual", lineterm=""
@@ -298,15 +298,16 @@ def update_command(page: Path) -> str:
     """The command that rewrites a page pair's expected outputs, ready to paste."""
     from devguide.paths import LANGUAGES
 
-    page = rel(page)
-    lang, _, rest = page.removeprefix("docs/").partition("/")
-    pair = [f"docs/{x}/{rest}" for x in LANGUAGES] if lang in LANGUAGES else [page]
+    shown = rel(page)
+    lang, _, rest = shown.removeprefix("docs/").partition("/")
+    pair = [f"docs/{x}/{rest}" for x in LANGUAGES] if lang in LANGUAGES else [shown]
     return f".venv/bin/python -m pytest -n0 {' '.join(pair)} --each-language --update-outputs"
 
 
 def write_output(block: Block, actual: str):
     """Replace the body of the block's expected-output fence (for this torch) with ``actual``."""
     _, fence = block.expected_for(paths.torch_version())
+    assert fence is not None, f"{block.where}: no expected-output fence to write"
     lines = block.page.read_text(encoding="utf-8").splitlines(True)
     opening = lines[fence.line - 1]
     indent = opening[: len(opening) - len(opening.lstrip())]
@@ -354,6 +355,7 @@ class Zygote:
     def start(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             self.launch()
+        assert self.proc is not None and self.proc.stdout is not None  # launched with PIPEs
         if not self.ready:
             if not self.proc.stdout.readline():
                 raise RuntimeError("the block runner (python -m devguide.run.zygote) did not start")
@@ -362,10 +364,12 @@ class Zygote:
     def run(self, job: dict) -> dict:
         self.start()  # (re)starts it if it is not running; waits for it to be ready
         self.running = job["where"]
+        proc = self.proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None  # started above
         try:
-            self.proc.stdin.write(json.dumps(job) + "\n")
-            self.proc.stdin.flush()
-            reply = self.proc.stdout.readline()
+            proc.stdin.write(json.dumps(job) + "\n")
+            proc.stdin.flush()
+            reply = proc.stdout.readline()
             self.running = None
         except KeyboardInterrupt:
             self.stop()
@@ -376,7 +380,7 @@ class Zygote:
             self.stop()
             return {"exit": None, "signal": None, "runner_died": True, "timed_out": False, "over_memory": False}
         reply = json.loads(reply)
-        if any("could not be put back" in x for x in reply.get("changed", ())) or self.proc.poll() is not None:
+        if any("could not be put back" in x for x in reply.get("changed", ())) or proc.poll() is not None:
             self.stop()  # the next block gets a fresh runner, with pytest's state
             if not reply.get("changed"):  # it ended just after this block: this block is the one named
                 reply["runner_died"] = True

@@ -175,7 +175,7 @@ def _page_blocks(page: Path, mtime_ns: int, size: int) -> list[Block]:
         )
     problems = [p for b in blocks for p in (*cannot_fail(b), *hides_its_failure(b))]
     if problems:
-        raise DocsError.grouped(Where(problems[0].path, problems[0].line), problems)
+        raise DocsError.grouped(Where(problems[0].path, problems[0].line or 1), problems)
     return blocks
 
 

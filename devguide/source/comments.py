@@ -175,7 +175,9 @@ def _bash_lines(code: str) -> list[tuple[int, str]]:
     starts a word outside quotes (``$#``, ``${#x}`` and ``a#b`` are not comments);
     here-document bodies are kept as they are, but for the comments of a Python
     script (``cat > x.py <<'PY'``: a delimiter PY or a ``.py`` on its line)."""
-    found, quote, heredoc, python, body = [], "", None, False, []
+    quote, heredoc, python = "", None, False
+    found: list[tuple[int, str]] = []
+    body: list[tuple[int, str]] = []
     for n, line in enumerate(code.splitlines(), 1):
         if heredoc is not None:
             if line.strip() == heredoc:  # (<<- strips leading tabs; strip() is enough here)
@@ -185,7 +187,8 @@ def _bash_lines(code: str) -> list[tuple[int, str]]:
             else:
                 body.append((n, line))
             continue
-        kept, i, previous = [], 0, " "
+        kept: list[str] = []
+        i, previous = 0, " "
         while i < len(line):
             c = line[i]
             if quote:

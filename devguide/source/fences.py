@@ -219,7 +219,7 @@ def _classify(page: Path, mtime_ns: int, size: int) -> list[CensusEntry]:
     try:
         text = read_page(page)
     except UnreadablePage as exc:  # the page fails alone, at the line of its first bad byte
-        return [CensusEntry(rel(page), exc.line, "(page)", "ignored", problem=str(exc))]
+        return [CensusEntry(rel(page), exc.line or 1, "(page)", "ignored", problem=str(exc))]
     first = text.splitlines()[0].strip() if text.strip() else ""
     fences = scan_fences(page)
     previous = None  # the last fence that is not an expected output
@@ -255,7 +255,7 @@ def _classify_fence(f: Fence, previous: Fence | None, has_output: bool, skipfile
                 excuse = value.kwargs["reason"]
     except DocsError as exc:
         if not e.problem:
-            e.problem, e.problem_line = str(exc), exc.line
+            e.problem, e.problem_line = str(exc), exc.line or 0
     if skipfile:
         e.problem_line = 0
         e.problem = (
@@ -303,6 +303,7 @@ def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> tuple
             "```python or ```bash block whose output it is"
         )
     if variant is None and has_output:
+        assert previous is not None  # has_output: the block before it
         return marker, (
             f"{where}: a second {what} for the block at line {previous.line}, which has its expected "
             "output already: remove one of the two (a block has one usual output; outputs for other "
@@ -317,7 +318,7 @@ def _output_problem(f: Fence, previous: Fence | None, has_output: bool) -> tuple
         try:
             spec = torch_specifier(variant, f.at)
         except DocsError as exc:
-            return exc.line, str(exc)
+            return exc.line or marker, str(exc)
         pinned = pinned_torch()
         if spec.contains(pinned, prereleases=True):
             return marker, (
@@ -385,7 +386,9 @@ def shown_as_text(lines: list[str], f: Fence) -> str:
     tab is an indented code block to Markdown: the site shows it as plain text, its
     backticks included, while pytest-codeblocks (which strips any indentation) runs
     it. Empty when the fence is rendered as the fence it is."""
-    fence_width = width = columns(FENCE.match(lines[f.line - 1]).group("indent"))
+    opening = FENCE.match(lines[f.line - 1])
+    assert opening is not None  # f is a fence: its line opens one
+    fence_width = width = columns(opening.group("indent"))
     n = f.line - 1  # 0-based index of the fence's line
     adjacent = True  # no blank line yet between the fence and the line looked at
     while width >= 4:
@@ -428,7 +431,7 @@ def quoted_fences(page: Path, fences: list[Fence]) -> list[CensusEntry]:
     """A fence inside a quote (``> ```python``) is rendered as a code block, but
     pytest-codeblocks never sees it: never run and never counted. Refused, unless it
     only shows text (```text and the other display languages)."""
-    inside = set()
+    inside: set[int] = set()
     for f in fences:
         inside.update(range(f.line, f.end + 1))
     found = []
@@ -448,7 +451,7 @@ def quoted_fences(page: Path, fences: list[Fence]) -> list[CensusEntry]:
 
 def scan_outside_fences_for_snippets(page: Path, fences: list[Fence]) -> list[CensusEntry]:
     """Includes outside fences would hide fences from the census: refuse them."""
-    inside = set()
+    inside: set[int] = set()
     for f in fences:
         inside.update(range(f.line, f.end + 1))
     found = []
@@ -474,7 +477,8 @@ def dangling_markers(page: Path, fences: list[Fence]) -> list[CensusEntry]:
     """A marker (``<!--pytest-codeblocks:expected-output-->``, a mark, a variant) that
     text, not a fence, follows applies to nothing: the author believes an output is
     compared, or a block marked, and nothing is. Each one is a problem at its own line."""
-    inside, starts = set(), {f.line for f in fences}
+    inside: set[int] = set()
+    starts = {f.line for f in fences}
     for f in fences:
         inside.update(range(f.line + 1, f.end + 1))
     found, pending = [], []
@@ -527,7 +531,7 @@ def heading_anchors(page: Path) -> list[tuple[int, str, str]]:
     """(line, level + title, anchor) of every heading outside fences."""
     from markdown.extensions.toc import slugify
 
-    inside = set()
+    inside: set[int] = set()
     for f in scan_fences(page):
         inside.update(range(f.line, f.end + 1))
     found = []

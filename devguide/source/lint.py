@@ -15,14 +15,14 @@ from pathlib import Path
 
 from devguide import paths
 from devguide.source import fences
-from devguide.source.blocks import page_blocks
+from devguide.source.blocks import Block, page_blocks
 
 RUFF = Path(sys.executable).parent / "ruff"
 
 
 def example_problems(page_paths: list[Path] | None = None) -> list[str]:
     """``page:line: message`` for each ruff finding in the pages' python blocks."""
-    origin = {}
+    origin: dict[str, Block] = {}
     with tempfile.TemporaryDirectory(prefix="devguide-lint-") as tmp:
         for page in page_paths or fences.pages():
             for block in page_blocks(page):
@@ -42,12 +42,12 @@ def example_problems(page_paths: list[Path] | None = None) -> list[str]:
     problems = []
     for line in done.stdout.splitlines():
         name, _, rest = line.partition(":")
-        block = origin.get(Path(name).name)
-        if block is None:
+        linted = origin.get(Path(name).name)
+        if linted is None:
             continue
         row, _, message = rest.partition(":")
-        page, n = block.line_map[int(row) - 1]
-        problems.append(f"{page}:{n}: {message.split(':', 1)[-1].strip()}")
+        at, n = linted.line_map[int(row) - 1]
+        problems.append(f"{at}:{n}: {message.split(':', 1)[-1].strip()}")
     if done.returncode and not problems:
         problems.append(done.stdout + done.stderr)
     return problems

@@ -41,7 +41,7 @@ def page_pair(arg: str) -> list[Path]:
 def twins(docs: Path | None = None):
     """(zh, en) path pairs, and the pages that miss their twin."""
     docs = docs or REPO / "docs"
-    found = {}
+    found: dict = {}
     for lang in LANGUAGES:
         root = docs / lang
         for p in [*root.rglob("*.md"), *root.rglob("*.py")]:
@@ -188,6 +188,7 @@ def implicit_anchors(page: Path) -> list[str]:
     lines = read_page(page).splitlines()
     for line, level, _ in heading_anchors(page):
         m = HEADING.match(lines[line - 1])
+        assert m is not None  # heading_anchors gives heading lines
         if not m.group(3) and len(level) > 1:
             slug = slugify(m.group(2), "-")
             suggestion = slug if slug.isascii() and slug.strip("-_") else "english-words"

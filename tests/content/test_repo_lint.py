@@ -1,4 +1,4 @@
-"""Offline linters: workflows (zizmor, GitHub's schema) and ruff on code and examples."""
+"""Offline linters: workflows (zizmor, GitHub's schema), ruff on code and examples, mypy on the package."""
 
 import subprocess
 import sys
@@ -28,6 +28,13 @@ def test_workflows_match_githubs_schema():
 def test_harness_snippets_and_notebooks_are_ruff_clean():
     done = run(str(BIN / "ruff"), "check", "--no-cache", ".")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_package_passes_the_type_checker():
+    """mypy on devguide/ with the settings of pyproject.toml ([tool.mypy]): the bodies of
+    functions without annotations are checked too. A finding names its file and line."""
+    done = run(str(BIN / "mypy"), "--cache-dir", str(paths.REPO / ".cache" / "mypy"), "--no-error-summary")
+    assert done.returncode == 0, "mypy (make typecheck):\n" + done.stdout + done.stderr
 
 
 def test_page_examples_are_ruff_clean():

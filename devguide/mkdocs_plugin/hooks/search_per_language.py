@@ -88,7 +88,7 @@ def slim(docs: list[dict]) -> list[dict]:
         names = list(dict.fromkeys(n for b in blocks for n in _code_names(b)))
         per_doc.append(names)
         pages.setdefault(doc["location"].split("#")[0], []).extend(names)
-    share = {}
+    share: dict[str, float] = {}
     for names in pages.values():
         for n in set(names):
             share[n] = share.get(n, 0) + 1 / len(pages)
@@ -299,7 +299,7 @@ def _light(search_event):
             return search_event(context, page=page, config=config, nav=nav)
         finally:
             page.content = html
-    on_page_context.devguide_light = True
+    on_page_context.devguide_light = True  # type: ignore[attr-defined]
     return on_page_context
 
 
@@ -333,7 +333,7 @@ def on_post_build(config) -> None:
         shrink_styles(site / sheet)
     index = json.loads(root.read_text(encoding="utf-8"))
     others = [lang for lang in i18n.build_languages if lang != i18n.default_language]
-    by_lang = {i18n.default_language: []} | {lang: [] for lang in others}
+    by_lang: dict[str, list[dict]] = {i18n.default_language: []} | {lang: [] for lang in others}
     for doc in index["docs"]:
         first = doc["location"].split("/", 1)[0]
         by_lang[first if first in others else i18n.default_language].append(doc)

@@ -171,7 +171,7 @@ def string_continuation_lines(code: str) -> set[int]:
         is_text = isinstance(node, ast.JoinedStr) or (
             isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
         )
-        if is_text and node.end_lineno and node.end_lineno > node.lineno:
+        if is_text and isinstance(node, ast.expr) and node.end_lineno and node.end_lineno > node.lineno:
             inside.update(range(node.lineno + 1, node.end_lineno + 1))
     return inside
 
@@ -254,7 +254,7 @@ def imported_modules(code: str) -> set[str]:
             for h in node.handlers
         ):
             optional.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in optional:
             continue
@@ -272,7 +272,7 @@ BESIDE = {"torch", "numpy"}  # what every download may assume
 def _module_owners() -> dict[str, list[str]]:
     from importlib.metadata import packages_distributions
 
-    return packages_distributions()
+    return dict(packages_distributions())
 
 
 def needed_packages(page: Path) -> list[str]:
@@ -349,14 +349,12 @@ def snippets_source(names: list[str]) -> str:
 def split_cells(script: str) -> list[tuple[str, str]]:
     """(cell line, body) of each ``# %%`` cell of a script, in order: how a test
     reads a downloaded file back."""
-    found = []
-    current = None
+    found: list[tuple[str, list[str]]] = []
     for line in script.splitlines(True):
         if line.startswith(CELL + " "):
-            current = [line.rstrip("\n"), []]
-            found.append(current)
-        elif current is not None:
-            current[1].append(line)
+            found.append((line.rstrip("\n"), []))
+        elif found:
+            found[-1][1].append(line)
     return [(head, "".join(body)) for head, body in found]
 
 

@@ -97,7 +97,7 @@ def outputs_from_html(html: str) -> list[list[dict]]:
     for kind, chunk in zip(pieces[1::2], pieces[2::2], strict=True):
         if kind != "jp-CodeCell" or "jp-InputArea" not in chunk:
             continue  # mkdocs-jupyter wraps each code cell in a second "jp-Cell jp-CodeCell" div
-        outs = []
+        outs: list[dict] = []
         for result, mime, text in _HTML_OUTPUT.findall(chunk):
             text = unescape(re.sub(r"<[^>]+>", "", text))
             if not result:  # nbconvert shows stdout as text/plain, stderr as its own type

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -101,10 +102,11 @@ def on_files(files: Files, config) -> Files:
     _build["llms"] = llms_txt
     own_pdf = _build["pdfs"].get(lang)
     pdf_link = (f"../downloads/{own_pdf.name}", own_pdf.stat().st_size) if own_pdf else None
-    page = File.generated(config, f"{lang}/print.md", content=printing.source(lang, pdf_link), inclusion=InclusionLevel.NOT_IN_NAV)
+    page: Any = File.generated(config, f"{lang}/print.md", content=printing.source(lang, pdf_link), inclusion=InclusionLevel.NOT_IN_NAV)
     url = _print_url(lang, config.use_directory_urls)
     _place(page, url + "index.html" if url.endswith("/") else url, config.use_directory_urls)
-    # what static-i18n gives its own files: the language switcher then stays on the print page
+    # what static-i18n gives its own files (attributes mkdocs's File does not declare, hence Any):
+    # the language switcher then stays on the print page
     page.alternates = {x: SimpleNamespace(url=_print_url(x, config.use_directory_urls)) for x in dg.LANGUAGES}
     page.locale = page.locale_alternate_of = page.localization = lang
     page.norm_src_uri = "print.md"
@@ -121,6 +123,7 @@ def on_nav(nav, config, files):
 
     def entry(page):
         source = _source(page)
+        assert source is not None  # walk() gives pages with a source
         return page.title or llms.title(source), downloads.site_path(source, ".md").removeprefix(dg.url_prefix(lang)), llms.first_sentence(source)
 
     def walk(items, section):

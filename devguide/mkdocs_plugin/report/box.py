@@ -11,15 +11,16 @@ puts the box under the report's title; ``counts`` also gives its totals sentence
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 
 from devguide.census.results import OTHER_DEVICES, PageStatus, Run, gpu_names
 from devguide.mkdocs_plugin.words import TEXT, date
 
 
-def counts(statuses) -> dict[str, int]:
+def counts(some: Iterable[PageStatus]) -> dict[str, int]:
     """The totals of some pages' statuses: CPU blocks (passed, failed, changed since the
     run), CUDA blocks (acc_passed, acc_failed, acc_unrun), MPS/XPU blocks never executed, cells."""
-    statuses: list[PageStatus] = list(statuses)
+    statuses = list(some)
     c = {k: sum(len(s.cpu.get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")}
     c.update({"acc_" + k: sum(len(s.acc.get("cuda", {}).get(k, [])) for s in statuses) for k in ("passed", "failed", "unrun")})
     c.update({kind: sum(len(s.devices.get(kind, {}).get("unrun", [])) for s in statuses) for kind in OTHER_DEVICES})

@@ -20,11 +20,11 @@ from devguide.source.fences import scan_fences
 GPU_MARKER = "<!-- gpu-output -->"
 
 
-def fence_lines_before_markers(page: Path, source: str) -> list[int]:
+def fence_lines_before_markers(page: Path, source: str) -> list[int | None]:
     """For each GPU_MARKER outside a fence: the line of the last fence opened before it."""
     fences = scan_fences(page)
     inside = {n for f in fences for n in range(f.line, f.end + 1)}
-    found = []
+    found: list[int | None] = []
     for n, text in enumerate(source.splitlines(), 1):
         if text.strip() == GPU_MARKER and n not in inside:
             before = [f.line for f in fences if f.end < n]
@@ -42,12 +42,15 @@ def gpu_outputs(markdown: str, page: Path, src: str, lang: str, gpu: Path | None
     fences = [f for f in (run or {}).get("fences", []) if f["page"] == src]
     outputs = gpu / "artifacts" / "outputs"
     for line in fence_lines_before_markers(page, source):
+        if line is None:  # a marker before any fence: no block printed anything for it
+            markdown = markdown.replace(GPU_MARKER, f'!!! note "{t["gpu_none"]}"\n\n    {t["gpu_none_text"]}', 1)
+            continue
         sha = local.get(line)
         # the same block (by hash) in that run, wherever it stood on the page then
         same = next((f for f in fences if sha and f.get("sha") == sha), None)
         at_line = next((f for f in fences if f["line"] == line), None)
         output = outputs / census.output_name(src, same["line"] if same else line)
-        if same is None and at_line is not None:
+        if same is None and at_line is not None and run is not None:
             stale = t["gpu_stale_text"].format(label=gpu_label(run["machine"]), date=date(lang, run["generated"]))
             block = f'!!! note "{t["gpu_stale"]}"\n\n    {stale}'
         elif run and output.exists():

@@ -61,7 +61,7 @@ def nav_order(lang: str, mkdocs_config=None) -> list[tuple[str | None, list[str]
     """(section title, page paths relative to the language folder), in navigation order;
     pages missing from the navigation come last, sorted."""
     groups: list[tuple[str | None, list[str]]] = []
-    translate = {}
+    translate: dict[str, str] = {}
     if mkdocs_config is not None:
         i18n = mkdocs_config.plugins.get("i18n")
         if i18n is not None:
