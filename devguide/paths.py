@@ -201,11 +201,6 @@ def outputs_dir() -> Path:
     return OUTPUTS.with_name(f"outputs-torch-{named}") if named else OUTPUTS
 
 
-def torch_census(version: str) -> Path:
-    """The census of a run with a named torch (make test-torch TORCH=<version>)."""
-    return BUILD / f"validation-torch-{version}.json"
-
-
 def device_available(kind: str) -> bool:
     """Can this process use a device of this kind (``cuda``, ``mps``, ``xpu``)? Works
     with any torch 2.x (``make test-cuda``), not only with those that have

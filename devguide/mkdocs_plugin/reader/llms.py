@@ -78,12 +78,6 @@ def text(lang: str) -> dict:
 # --------------------------------------------------------------------------- one page
 
 
-def expand_includes(page: Path) -> str:
-    """The page's source with each ``--8<--`` line inside a fence replaced by the file
-    it includes, as the harness expands it."""
-    return _expand_text(Path(page), Path(page).read_text(encoding="utf-8"))
-
-
 def site_target(page: Path, target: str) -> str | None:
     """Where a relative link of a page's source points in the built site (a path from
     the site's root, fragment kept), or None for links that are not relative."""
