@@ -100,7 +100,10 @@ VOLATILE_ENVIRONMENT = ("PYTEST_", "SSH_", "XDG_SESSION", "XDG_RUNTIME_DIR", "VS
 # NO_MKDOCS_2_WARNING: the Makefile exports it (it hides a banner of mkdocs); without
 # it here, pytest run by hand after make test would run every block again
 VOLATILE_NAMES = {"_", "PWD", "NO_MKDOCS_2_WARNING"}
-FAILED_KEYS = paths.BUILD / "reuse-failed-keys.txt"  # keys of blocks that failed in any run, partial ones too
+# keys of blocks that failed in any run, partial ones too: a file of its own, not pytest's cache,
+# because every xdist worker adds to it while the others do (one short line, an atomic append),
+# where the cache's set() replaces a whole value and the last writer would win
+FAILED_KEYS = paths.BUILD / "reuse-failed-keys.txt"
 
 
 @functools.lru_cache(maxsize=4)

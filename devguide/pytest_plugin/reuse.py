@@ -9,11 +9,12 @@ sees (tracked, or untracked and not ignored), torch, the installed packages, the
 environment variables and the harness (``census.environment_fingerprint``),
 Chromium, and the results the site shows (the censuses in build/). A run in
 which every one of them passed, with nothing deselected, records that key and
-their ids in ``build/tests-passed.json``; the next ``make test`` with the same
-key reports them passed without running them or their fixtures (so the site is
-not built again). Any change, anywhere, runs them all; ``make test-all`` and CI
-(no ``--reuse-unchanged``) always do. A run in which one of them failed removes
-the record.
+their ids in pytest's cache (``.pytest_cache``, key ``devguide/tests-passed``);
+the next ``make test`` with the same key reports them passed without running them
+or their fixtures (so the site is not built again). Any change, anywhere, runs
+them all; ``make test-all`` and CI (no ``--reuse-unchanged``) always do, and so
+does a run without pytest's cache (``-p no:cacheprovider``). A run in which one of
+them failed empties the record.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from devguide import paths
 from devguide.census import file as census
 from devguide.dev.browser import chromium_identity
 
-RECORD = paths.BUILD / "tests-passed.json"
+RECORD = "devguide/tests-passed"  # the key in pytest's cache
 REUSED = "docs_tier_reused"  # user property of a test reported passed without running
 
 
@@ -85,6 +86,7 @@ class TierReuse:
 
     def __init__(self, config_):
         self.config = config_
+        self.cache = getattr(config_, "cache", None)  # None with -p no:cacheprovider: nothing reused or recorded
         self.reuse = bool(config_.getoption("reuse_unchanged")) and not config_.getoption("update_outputs")
         self.key: str | None = None
         self.recorded: set[str] = set()
@@ -93,16 +95,12 @@ class TierReuse:
         self.reused = 0
 
     def pytest_sessionstart(self, session):
-        if not (self.reuse or _whole_selection(self.config)):
+        if self.cache is None or not (self.reuse or _whole_selection(self.config)):
             return  # a run of some paths (one page pair) neither reuses nor records: no key
         self.key = repo_key()
-        if self.reuse and self.key and RECORD.is_file():
-            try:
-                record = json.loads(RECORD.read_text(encoding="utf-8"))
-            except ValueError:
-                return
-            if record.get("key") == self.key:
-                self.recorded = set(record.get("passed", []))
+        record = self.cache.get(RECORD, None) if self.reuse and self.key else None
+        if isinstance(record, dict) and record.get("key") == self.key:
+            self.recorded = set(record.get("passed", []))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -129,19 +127,19 @@ class TierReuse:
     def pytest_sessionfinish(self, session, exitstatus):
         if hasattr(self.config, "workerinput"):
             return
+        if self.cache is None:
+            return
         if self.failed or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             if self.failed:
-                RECORD.unlink(missing_ok=True)
+                self.cache.set(RECORD, {})
             return
         if self.key and _whole_selection(self.config) and self.passed:
-            RECORD.parent.mkdir(parents=True, exist_ok=True)
-            RECORD.write_text(json.dumps({"key": self.key, "passed": sorted(self.passed)}, indent=0) + "\n",
-                              encoding="utf-8")
+            self.cache.set(RECORD, {"key": self.key, "passed": sorted(self.passed)})
 
     def pytest_terminal_summary(self, terminalreporter):
         if self.reused and not hasattr(self.config, "workerinput"):
             terminalreporter.write_line(
                 f"{self.reused} tests outside docs/ were not run again: nothing changed (files, packages, "
-                f"environment, Chromium, results) since they all passed ({paths.rel(RECORD)}); "
+                f"environment, Chromium, results) since they all passed (pytest's cache: {RECORD}); "
                 "`make test-all` runs them"
             )

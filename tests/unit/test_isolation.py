@@ -38,9 +38,9 @@ def scratch_project(tmp_path, pages: dict[str, str]):
     return root
 
 
-def run_pytest(root, *args, env=None, timeout=300):
+def run_pytest(root, *args, env=None, timeout=300, cache=False):
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n0", "-p", "no:cacheprovider", "-rA", "-q", *args],
+        [sys.executable, "-m", "pytest", "-n0", *([] if cache else ["-p", "no:cacheprovider"]), "-rA", "-q", *args],
         cwd=root, capture_output=True, text=True, timeout=timeout,
         env=dict(os.environ, DEVGUIDE_ROOT=str(root), **(env or {})),
     )
