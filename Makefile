@@ -120,6 +120,7 @@ WHEELS ?=
 # there too, built with the setuptools that any-torch.txt names.
 $(ANY_SITE)/.installed: tests/requirements/any-torch.txt pyproject.toml $(shell find devguide -name '*.py' -o -name '*.json')
 	@$(SYSTEM_PYTHON) -c 'import torch' || { echo "make test-cuda: $(SYSTEM_PYTHON) has no torch; name the interpreter that has it: make test-cuda SYSTEM_PYTHON=/path/to/python"; exit 1; }
+	@$(SYSTEM_PYTHON) -c 'import psutil' || { echo "make test-cuda: $(SYSTEM_PYTHON) has no psutil (the harness finds and measures a block's processes with it): $(SYSTEM_PYTHON) -m pip install psutil, or its wheel from a machine with an index"; exit 1; }
 	rm -rf $(ANY_SITE)
 	$(SYSTEM_PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --target $(ANY_SITE) \
 	  $(if $(WHEELS),--no-index --find-links $(WHEELS)) -r tests/requirements/any-torch.txt .

@@ -11,7 +11,7 @@ re-parented to the zygote, not to init). So
   none is left (a process that forks while it is being killed leaves its children
   to the zygote, and the next round takes them);
 * ``memory_of`` -- what they really use: the sum of their *proportional* set
-  sizes (PSS, ``/proc/PID/smaps_rollup``), so that memory shared by 200 forked
+  sizes (PSS, ``/proc/PID/smaps_rollup`` read by psutil), so that memory shared by 200 forked
   workers with their parent counts once, not 200 times (resident sizes summed,
   the way this was measured before, failed 200 sleeping forks using 191 MiB as
   "over 14.1 GiB").
@@ -56,37 +56,15 @@ def die_with_parent(sig: int = signal.SIGKILL) -> bool:
     return _prctl(PR_SET_PDEATHSIG, int(sig))
 
 
-def _parents() -> dict[int, int]:
-    """pid → parent pid of every process this user can see (/proc)."""
-    found: dict[int, int] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            found[int(entry)] = int(fields[1])  # field 4 of stat: the parent
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
-
-
 def descendants(root: int | None = None) -> list[int]:
-    """The pids below ``root`` (this process by default), children first."""
-    root = os.getpid() if root is None else root
-    children: dict[int, list[int]] = {}
-    for pid, parent in _parents().items():
-        children.setdefault(parent, []).append(pid)
-    found, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            found.append(child)
-            todo.append(child)
-    return found
+    """The pids below ``root`` (this process by default): psutil reads every process's
+    parent from /proc once. Empty where ``root`` is gone or /proc is missing."""
+    import psutil
+
+    try:
+        return [p.pid for p in psutil.Process(os.getpid() if root is None else root).children(recursive=True)]
+    except (psutil.Error, OSError):
+        return []
 
 
 def kill_descendants() -> None:
@@ -147,24 +125,15 @@ def _reap_children(patience: float = 0.5) -> None:
 
 def memory_of(pids: list[int]) -> int:
     """Bytes the processes really use: the sum of their PSS (their own pages, and
-    an equal share of each page they share). Where smaps_rollup is missing (Linux
-    before 4.14), their resident sizes."""
+    an equal share of each page they share; psutil reads /proc/PID/smaps_rollup, or
+    smaps before Linux 4.14). A process that ended meanwhile counts nothing."""
+    import psutil
+
     total = 0
-    page = os.sysconf("SC_PAGE_SIZE")
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
-                for line in f:
-                    if line.startswith(b"Pss:"):
-                        total += int(line.split()[1]) * 1024
-                        break
-        except FileNotFoundError:
-            try:
-                with open(f"/proc/{pid}/statm", "rb") as f:
-                    total += int(f.read().split()[1]) * page
-            except (OSError, IndexError, ValueError):
-                continue
-        except (OSError, IndexError, ValueError):
+            total += psutil.Process(pid).memory_full_info().pss
+        except (psutil.Error, OSError, AttributeError):  # AttributeError: no PSS on this system
             continue
     return total
 

@@ -485,11 +485,12 @@ def _reap(pid: int, proc, wait: bool = False):
 
 
 def _resident() -> int:
-    """This process's resident size, in bytes (0 where /proc is missing)."""
+    """This process's resident size, in bytes (0 where psutil cannot tell)."""
+    import psutil
+
     try:
-        with open("/proc/self/statm", encoding="ascii") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
+        return psutil.Process().memory_info().rss
+    except (psutil.Error, OSError):
         return 0
 
 

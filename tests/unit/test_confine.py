@@ -35,14 +35,14 @@ def test_all_the_processes_memory_is_checked_together(tmp_path):
 
 def test_a_program_that_runs_too_long_is_stopped_with_what_it_started(tmp_path):
     program = ("import subprocess, time\n"
-               "subprocess.Popen(['sleep', '987659'], start_new_session=True)\n"
+               "subprocess.Popen(['sleep', '876549'], start_new_session=True)\n"
                "time.sleep(60)\n")
     start = time.monotonic()
     done = confine(tmp_path, "--timeout=2", program=program)
     assert done.returncode == 124, done.stderr
     assert "ran longer than 2 s and was stopped with everything it started" in done.stderr
     assert time.monotonic() - start < 20
-    assert subprocess.run(["pgrep", "-f", "sleep 987659"], capture_output=True).returncode == 1, "the daemon survived"
+    assert subprocess.run(["pgrep", "-f", "sleep 876549"], capture_output=True).returncode == 1, "the daemon survived"
 
 
 def test_a_program_within_its_limits_keeps_its_exit_status(tmp_path):

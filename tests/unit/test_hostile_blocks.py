@@ -194,6 +194,8 @@ def failure_of(output: str, page: str, line: int) -> str:
 def left_behind(root) -> list[str]:
     """What a run must not leave: processes, sandboxes, large files."""
     found = []
+    # "sleep 98765x" is this module's alone (the other modules' daemons sleep 87654x): a daemon
+    # another xdist worker's test has in flight is not counted here
     ps = subprocess.run(["pgrep", "-af", "sleep 98765"], capture_output=True, text=True).stdout
     found += [f"process: {line}" for line in ps.splitlines()]
     found += [f"sandbox: {p.name}" for p in (root.parent / "tmp").glob(f"{sandbox.PREFIX}*")]

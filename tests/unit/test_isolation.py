@@ -120,7 +120,7 @@ from a child process
 '''
 
 '''bash
-sleep 987654 &
+sleep 876544 &
 echo started
 '''
 
@@ -270,7 +270,7 @@ def test_crash_exit_hang_memory_and_output_problems_fail_their_block(planted):
     assert "PASSED docs/zh/p.md::line 49" in out
     assert "PASSED docs/zh/p.md::line 61" in out
     assert "PASSED docs/zh/p.md::line 66" in out
-    assert subprocess.run(["pgrep", "-f", "sleep 987654"], capture_output=True).returncode == 1
+    assert subprocess.run(["pgrep", "-f", "sleep 876544"], capture_output=True).returncode == 1
     exited = failure_of(out, 75)
     assert "ended before the block did (exit status 1)" in exited and "leaving with status 1" in exited
     hung = failure_of(out, 83)

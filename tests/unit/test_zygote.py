@@ -122,7 +122,7 @@ import resource
 import subprocess
 import time
 
-subprocess.Popen(["setsid", "sleep", "987656"])  # a daemon, caught by the subreaper while the runner lives
+subprocess.Popen(["setsid", "sleep", "876546"])  # a daemon, caught by the subreaper while the runner lives
 resource.prlimit(os.getppid(), resource.RLIMIT_CPU, (1, 1))  # the runner has used more: the kernel ends it
 time.sleep(2)
 print("the runner outlived its CPU limit")
