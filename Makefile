@@ -67,7 +67,7 @@ offline: setup $(SHIM)
 # Chromium the site tests drive from the offline build's print pages
 # (devguide/mkdocs_plugin/reader/pdf.py). The release job publishes them with the site (.ci/deploy).
 pdf: offline browser
-	$(PY) -m devguide.mkdocs_plugin.reader.pdf build/offline build/artifacts/pdf
+	$(PY) -m devguide pdf build/offline build/artifacts/pdf
 
 # The Chromium the site tests drive: found, or installed (apt as root, else
 # Playwright's download), or one message that says what to run.

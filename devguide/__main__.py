@@ -206,6 +206,14 @@ def cmd_wording_history(args) -> int:
     return wording_history.main(["--offline"] if args.offline else [])
 
 
+def cmd_pdf(args) -> int:
+    # here, not as `python -m devguide.mkdocs_plugin.reader.pdf`: the plugin's package imports that
+    # module first, and runpy then warned that it was already in sys.modules
+    from devguide.mkdocs_plugin.reader import pdf
+
+    return pdf.main([args.site, args.out])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m devguide", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -240,6 +248,10 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("wording-history", help="which torch releases print each wording of the error pages (downloads wheels)")
     p.add_argument("--offline", action="store_true", help="only the releases already in build/wording-history/")
     p.set_defaults(func=cmd_wording_history)
+    p = sub.add_parser("pdf", help="each language's PDF of an offline build, printed with Chromium")
+    p.add_argument("site", nargs="?", default=str(paths.BUILD / "offline"), help="the offline build (default build/offline)")
+    p.add_argument("out", nargs="?", default=str(paths.BUILD / "artifacts" / "pdf"), help="where the PDFs go")
+    p.set_defaults(func=cmd_pdf)
     args = parser.parse_args(argv)
     return args.func(args)
 
