@@ -16,7 +16,7 @@ With ``PRINT_PDFS`` naming that folder (the release job, ``.ci/deploy``), a buil
 publishes the PDFs at ``downloads/`` and links them beside the print page
 (``devguide.mkdocs_plugin.reader.takeaways``, ``devguide.mkdocs_plugin.reader.downloads.downloads_list``).
 
-    python -m devguide.mkdocs_plugin.reader.pdf [SITE] [OUT]   # defaults: build/offline build/artifacts/pdf
+    python -m devguide pdf [SITE] [OUT]   # defaults: build/offline build/artifacts/pdf
 """
 
 from __future__ import annotations
