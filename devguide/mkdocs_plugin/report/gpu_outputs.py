@@ -41,9 +41,10 @@ def gpu_outputs(markdown: str, page: Path, src: str, lang: str, gpu: Path | None
     source = Path(page).read_text(encoding="utf-8")
     fences = [f for f in (run or {}).get("fences", []) if f["page"] == src]
     outputs = gpu / "artifacts" / "outputs"
+    none = f'!!! note "{t["gpu_none"]}"\n\n    {t["gpu_none_text"]}'
     for line in fence_lines_before_markers(page, source):
         if line is None:  # a marker before any fence: no block printed anything for it
-            markdown = markdown.replace(GPU_MARKER, f'!!! note "{t["gpu_none"]}"\n\n    {t["gpu_none_text"]}', 1)
+            markdown = markdown.replace(GPU_MARKER, none, 1)
             continue
         sha = local.get(line)
         # the same block (by hash) in that run, wherever it stood on the page then
@@ -59,6 +60,6 @@ def gpu_outputs(markdown: str, page: Path, src: str, lang: str, gpu: Path | None
             body = "```text\n" + output.read_text(encoding="utf-8").rstrip("\n") + "\n```"
             block = f'!!! info "{title}"\n\n' + textwrap.indent(body, "    ")
         else:
-            block = f'!!! note "{t["gpu_none"]}"\n\n    {t["gpu_none_text"]}'
+            block = none
         markdown = markdown.replace(GPU_MARKER, block, 1)
     return markdown

@@ -134,7 +134,8 @@
     var link = ev.target.closest && ev.target.closest(".md-search-result__link");
     reached = link ? { href: link.getAttribute("href"), index: resultLinks().indexOf(link) } : null;
   }, true);
-  new MutationObserver(function () {
+  var list = document.querySelector(".md-search-result__list");
+  if (list) new MutationObserver(function () {
     var now = document.activeElement;
     var open = document.querySelector("input[data-md-toggle=search]");
     if (!reached || (now && now !== document.body) || !(open && open.checked)) return;
@@ -142,7 +143,7 @@
     var again = links.filter(function (a) { return a.getAttribute("href") === reached.href; })[0] ||
       links[Math.min(reached.index, links.length - 1)];
     if (again && again.getClientRects().length) again.focus({ preventScroll: true });
-  }).observe(document.body, { childList: true, subtree: true });
+  }).observe(list, { childList: true, subtree: true });
 
   // Words a pasted error shares with most messages: marked, they drowned the
   // section in yellow (review 2026-12-06, problem 5)
