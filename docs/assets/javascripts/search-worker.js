@@ -835,6 +835,9 @@
   // devguide/mkdocs_plugin/hooks/search_per_language.py): {shape, page, name}, first match wins
   var FAMILIES = [];
   var WINDOW = 6;  // words of the message that must stand together on a page for it to be documented
+  // accelerators whose messages copy CUDA's wording, named where a message begins: at a line's
+  // start or after an exception's name
+  var OTHER_DEVICES = /(?:^|\n|[a-z](?:Error|Exception|Warning)[:\uff1a])[ \t]*(?:XPU|MPS)(?![\w:])/g;
   var corpus = null;  // every section's title and text, as normalise() makes them (built on first need)
   // a status or an NCCL error names the message by itself: it is documented when a page has it
   var KEY = /\b(?:CUBLAS|CUDNN|CUSOLVER|CUFFT|CUSPARSE|CURAND)_STATUS_\w+|\bNCCL error in:?\s*\S*?,\s*([a-z][a-z ]+?)(?=[,(]|$)/i;
@@ -898,16 +901,24 @@
     }
     var phrases = [];
     var key = KEY.exec(raw);
+    // a message that begins with another accelerator's name ("XPU out of memory. Tried to
+    // allocate…") shares its other words with CUDA's message: only the phrases that name the
+    // device tell whether a page has it. A device named inside a message (a list of device
+    // types, "mps:0 and cpu") is a value, and the message is the same on every device
+    var devices = [];
     if (key) {
       phrases.push(normalise(key[1] || key[0]));
     } else {
       var words = normalise(wording(raw)).trim().split(" ").filter(Boolean);
+      devices = (raw.match(OTHER_DEVICES) || []).map(function (m) { return " " + m.slice(-3).toLowerCase() + " "; });
       if (words.length && words.length < WINDOW) phrases.push(" " + words.join(" ") + " ");
       for (var i = 0; i + WINDOW <= words.length; i++) {
         var run = words.slice(i, i + WINDOW);
         if (run.filter(informative).length >= 2) phrases.push(" " + run.join(" ") + " ");
       }
     }
+    var names = function (p) { return devices.every(function (d) { return p.indexOf(d) >= 0; }); };
+    phrases = phrases.filter(names);
     // a section's title or text has it: the ranking finds that section
     if (phrases.some(function (p) { return corpus.indexOf(p) >= 0; })) return { location: null };
     // or the paste holds an entry's whole title, a message shorter than a phrase ("received 0
@@ -921,7 +932,7 @@
         });
     }
     var whole = normalise(wording(raw));
-    if (shortTitles.some(function (t) { return whole.indexOf(t) >= 0; })) return { location: null };
+    if (shortTitles.some(function (t) { return names(t) && whole.indexOf(t) >= 0; })) return { location: null };
     // else the text block that holds most of its phrases (a whole variant, not an output sharing a few)
     var counts = new Map(), best = -1;
     phrases.forEach(function (p) {
