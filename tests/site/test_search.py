@@ -514,8 +514,7 @@ UNDOCUMENTED_PASTE = (  # a cuBLAS status no page quotes (the site has two other
 # tracebacks share do not make a message documented (facebookresearch/DeepSDF#40); a log
 # prefix and a second warning line of another family do not hide the message
 # (meta-pytorch/torchtune#2676); a warning whose words a topic page's advice has still opens
-# the error reference (ZhangGongjie/Meta-DETR#60); another accelerator's copy of a CUDA
-# message is not CUDA's (intel/torch-xpu-ops#5046). The three pastes this test held before
+# the error reference (ZhangGongjie/Meta-DETR#60). The three pastes this test held before
 # (a GPU busy or unavailable in both wordings, destroy_process_group not called) have
 # entries now, and test_the_lines_every_cuda_error_carries_do_not_decide_the_result and
 # test_a_documented_message_in_the_askers_words_gets_no_notice check two of them.
@@ -532,12 +531,6 @@ UNDOCUMENTED_FAMILIES = [
      "err=-3\n", ["reference/errors/distributed/"]),
     ("Warning: find_unused_parameters=True was specified in DDP constructor, but did not find any unused "
      "parameters in the forward pass.\n", ["reference/errors/distributed/"]),
-    # CUDA's out-of-memory message with XPU in its place (intel/torch-xpu-ops#5046): every
-    # phrase but the first is on the CUDA entry; the device the message begins with decides
-    ("torch.OutOfMemoryError: XPU out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of "
-     "16.48 GiB of which 16.07 GiB is free. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 "
-     "bytes is reserved by PyTorch but unallocated. Please use `empty_cache` to release all unoccupied cached "
-     "memory.\n", ["devices/other-accelerators/"]),
 ]
 
 
@@ -621,6 +614,12 @@ DOCUMENTED_AS_PASTED = [
      "called before program exit, which can leak resources. For more info, please see "
      "https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())\n",
      "reference/errors/nccl/"),  # anhvth/opensloth#17, with its log prefix
+    # CUDA's out-of-memory message with XPU in its place (intel/torch-xpu-ops#5046): every phrase
+    # but the first is on the CUDA entry too; the device the message begins with decides
+    ("torch.OutOfMemoryError: XPU out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of "
+     "16.48 GiB of which 16.07 GiB is free. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 "
+     "bytes is reserved by PyTorch but unallocated. Please use `empty_cache` to release all unoccupied cached "
+     "memory.\n", "reference/errors/xpu/"),
 ]
 
 
