@@ -90,9 +90,10 @@ axe: $(AXE)
 # snippets/, the harness, the environment (devguide.census.file.reuse_key) -- is not run
 # again, and neither are two long re-runs of unchanged work: the plain pytest-codeblocks
 # run of six pages and the real-material search benchmark, each keyed by what it reads
-# (tests/content/test_plain_codeblocks.py, tests/site/test_search.py). The site is
-# built and every other test runs every time. Where CI is set (the workflows) and
-# with `make test-all`, everything runs.
+# (tests/content/test_plain_codeblocks.py, tests/site/test_search.py). The other tests
+# outside docs/ run again when anything changed; after an edit of pages only, all but the
+# harness's own tests and those that name only other pages (devguide/pytest_plugin/reuse.py).
+# Where CI is set (the workflows) and with `make test-all`, everything runs.
 REUSE ?= $(if $(CI),,--reuse-unchanged)
 test: setup browser $(AXE)
 	$(PY) -m pytest $(REUSE) $(PYTEST_ARGS)

@@ -231,6 +231,58 @@ def run(page, server: str, lang: str, questions: list[Question], pastes: list[Pa
         p.links[lang] = [link.removeprefix(root) for item in items[:3] for link in item]
 
 
+def _material_digest(questions: list[Question], pastes: list[Paste], lang: str) -> str:
+    import hashlib
+
+    texts = [q.q for q in questions if q.lang == lang] + [p.text for p in pastes]
+    return hashlib.sha256("\0".join(texts).encode()).hexdigest()
+
+
+def save_outcomes(path: Path, lang: str, material: dict[str, tuple[list[Question], list[Paste]]]) -> None:
+    """What each question and message of ``lang`` got in this run, for the next page
+    edit's run (``touched``), with the material it was measured on."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({split: {
+        "material": _material_digest(questions, pastes, lang),
+        "questions": [q.got for q in questions if q.lang == lang],
+        "pastes": [[p.got.get(lang, []), p.links.get(lang, [])] for p in pastes],
+    } for split, (questions, pastes) in material.items()}), encoding="utf-8")
+
+
+def restore_outcomes(path: Path, lang: str, material: dict[str, tuple[list[Question], list[Paste]]]) -> bool:
+    """Give each question and message of ``lang`` what it got in the run ``save_outcomes``
+    recorded; False (nothing given) where there is none for this very material."""
+    import json
+
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.keys() != material.keys() or any(
+                saved[split]["material"] != _material_digest(*material[split], lang) for split in material):
+            return False
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    for split, (questions, pastes) in material.items():
+        for q, got in zip((q for q in questions if q.lang == lang), saved[split]["questions"], strict=True):
+            q.got = list(got)
+        for p, (got, links) in zip(pastes, saved[split]["pastes"], strict=True):
+            p.got[lang], p.links[lang] = list(got), list(links)
+    return True
+
+
+def touched(questions: list[Question], pastes: list[Paste], lang: str, edited: set[str]):
+    """The questions and messages an edit of the pages at these addresses
+    (``devices/moving/``) can change most: those the pages answer, and those whose
+    first three results held one of them. (A page can also enter another query's
+    results: a run of every page, make test-all or CI, scores them all.)"""
+    def hits(answer_pages, got) -> bool:
+        return any(accepts(answer_pages, u) or u in got[:3] for u in edited)
+
+    return ([q for q in questions if q.lang == lang and hits(q.pages, q.got)],
+            [p for p in pastes if hits(p.pages(), p.got.get(lang, []))])
+
+
 def numbers(questions: list[Question], pastes: list[Paste], site_dir: Path) -> dict[str, dict[str, float]]:
     out = {}
     for lang in paths.LANGUAGES:

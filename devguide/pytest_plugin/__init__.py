@@ -91,6 +91,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     for name, meaning in MARKS.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
+    config.addinivalue_line("markers", f"{reuse.NAMED_PAGES}: {reuse.NAMED_PAGES_MEANING}")
     config.addinivalue_line("markers", "twin_check(name): the parity check of the page pair docs/<lang>/<name>; "
                             "left out of a run whose twin items check that pair")
     config.stash[STATE] = RunState()

@@ -21,6 +21,7 @@ from devguide import paths
 from devguide.dev import axe
 from devguide.dev import site_check as site_checks
 from devguide.dev.browser import HELP, find_chromium
+from devguide.pytest_plugin import reuse
 
 OFFLINE_LOG = paths.BUILD / "artifacts" / "offline-build.log"
 BUILD_LOG = paths.BUILD / "artifacts" / "site-build.log"  # a failed build's problems
@@ -59,7 +60,8 @@ def built_site(request, tmp_path_factory):
                 problems = [line for line in done.stderr.splitlines() if re.match(r"(WARNING|ERROR)\s+-  ", line)]
                 ok = done.returncode == 0 and not problems
                 log = "\n".join(problems or done.stderr.splitlines()[-30:])
-            if ok and any("offline_site" in getattr(item, "fixturenames", ()) for item in request.session.items):
+            if ok and any("offline_site" in getattr(item, "fixturenames", ()) and reuse.will_run(item)
+                          for item in request.session.items):
                 _start_offline_build(shared)
             stamp.write_text(json.dumps({"ok": ok, "log": log}), encoding="utf-8")
         result = json.loads(stamp.read_text(encoding="utf-8"))

@@ -19,6 +19,7 @@ from devguide.dev.axe import axe_violations
 ARTIFACTS = paths.REPO / "build" / "artifacts"
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("path,lang,title", [("/", "zh-Hans", "PyTorch 设备指南"), ("/en/", "en", "PyTorch Device Guide")])
 def test_home_page_renders(page, server, path, lang, title):
     page.goto(server + path)
@@ -29,6 +30,7 @@ def test_home_page_renders(page, server, path, lang, title):
     page.screenshot(path=str(ARTIFACTS / "screenshots" / f"home-{lang.split('-')[0]}.png"), full_page=True)
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("start,target", [
     ("/getting-started/#verify", "/en/getting-started/#verify"),
     ("/en/getting-started/device-tour/#move-a-module", "/getting-started/device-tour/#move-a-module"),
@@ -41,6 +43,7 @@ def test_language_switcher_keeps_page_and_anchor(page, server, start, target):
     assert page.locator(f"[id='{target.split('#')[1]}']").count() == 1
 
 
+@pytest.mark.named_pages
 def test_language_switcher_keeps_the_place_without_an_anchor(page, server):
     """Review 2026-12-06, problem 7: a reader who scrolled (the address has no #anchor)
     lands on the same section of the other language, not at its top."""
@@ -97,6 +100,7 @@ def test_notebook_pages_load_like_the_other_pages(page, server, path):
     assert response.value.ok
 
 
+@pytest.mark.named_pages
 def test_code_copy_button_copies_the_exact_code(page, server):
     page.goto(server + "/en/getting-started/")
     block = page.locator("div.highlight").filter(has_text="torch.accelerator.current_accelerator()").first
@@ -108,6 +112,7 @@ def test_code_copy_button_copies_the_exact_code(page, server):
     assert "usable = torch.accelerator.current_accelerator(check_available=True)" in copied
 
 
+@pytest.mark.named_pages
 def test_content_tabs_switch(page, server):
     page.goto(server + "/getting-started/")
     tabs = page.locator(".tabbed-set").first
@@ -117,6 +122,7 @@ def test_content_tabs_switch(page, server):
     assert "whl/cpu" in tabs.locator(".tabbed-block").nth(1).inner_text()
 
 
+@pytest.mark.named_pages
 def test_code_annotations_open_and_stay_out_of_the_copied_code(page, server):
     page.goto(server + "/en/distributed/ddp-torchrun/")
     block = page.locator("div.highlight").filter(has_text="torchrun --standalone").first
@@ -134,6 +140,7 @@ def test_code_annotations_open_and_stay_out_of_the_copied_code(page, server):
     assert "(1)!" not in copied and copied.startswith("nproc=$(python -c")
 
 
+@pytest.mark.named_pages
 def test_notebook_page_shows_outputs(page, server):
     page.goto(server + "/en/getting-started/device-tour/")
     outputs = page.locator(".jp-OutputArea-output")
@@ -141,6 +148,7 @@ def test_notebook_page_shows_outputs(page, server):
     assert "running on:" in outputs.first.inner_text()
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("path,name", [("/en/devices/moving/", "devices-moving.py"), ("/getting-started/", "getting-started.py")])
 def test_download_this_pages_code(page, server, path, name):
     """The button beside the title downloads the page's code (the file the site
@@ -160,6 +168,7 @@ def test_download_this_pages_code(page, server, path, name):
     assert report.get_attribute("href").startswith(page.locator("a.md-source").first.get_attribute("href") + "/issues/new?")
 
 
+@pytest.mark.named_pages
 def test_the_notebook_tools_leave_the_notebook_its_width(page, server):
     """The tools float beside a page's title; a notebook's cells must not flow around them."""
     page.goto(server + "/en/getting-started/device-tour/")
@@ -171,6 +180,7 @@ def test_the_notebook_tools_leave_the_notebook_its_width(page, server):
 # --------------------------------------------------------------------------- reading and accessibility
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("width", [1440, 390])
 def test_the_report_fits_the_screen(page, server, width):
     """No sideways scrolling of the validation report, on a desktop or a phone."""
@@ -184,6 +194,7 @@ def test_the_report_fits_the_screen(page, server, width):
         assert row.is_visible() and "✓" in row.inner_text()
 
 
+@pytest.mark.named_pages
 def test_a_row_of_the_report_opens_under_its_column_names(page, server):
     """Review 2026-12-06, problem 13: a page's line opens its row of the report; on a
     desktop the column names stay in view above it (sticky under the site's header);
@@ -204,6 +215,7 @@ def test_a_row_of_the_report_opens_under_its_column_names(page, server):
         assert box["row"] < 900 and box["folded"], f"{lang}: {box}"
 
 
+@pytest.mark.named_pages
 def test_the_glossary_is_a_list_of_cards_on_a_phone(page, server):
     """Review 2026-12-06, problem 17: on a phone the glossary's table scrolled sideways and
     cut its fourth column with no hint; each row is now a card, each cell led by its column's name."""
@@ -223,6 +235,7 @@ def test_the_glossary_is_a_list_of_cards_on_a_phone(page, server):
     assert width >= 14 * 0.64 * 16, width  # 14em at the table's 0.64rem
 
 
+@pytest.mark.named_pages
 def test_the_search_shows_the_focused_result_and_escape_gives_the_focus_back(browser, server):
     """Review 2026-12-06, problem 18: the result the arrow keys reach has an outline (it
     had only a 10 % tint); Escape closes the search and the focus goes back to what
@@ -267,6 +280,7 @@ def test_the_search_shows_the_focused_result_and_escape_gives_the_focus_back(bro
     context.close()
 
 
+@pytest.mark.named_pages
 def test_outputs_wrap_code_scrolls_and_titles_are_bold(page, server):
     """On a phone an output wraps and is labelled; code keeps its lines; the H1 is not thin."""
     page.set_viewport_size({"width": 390, "height": 900})
@@ -284,6 +298,7 @@ def test_outputs_wrap_code_scrolls_and_titles_are_bold(page, server):
 AXE_SAMPLE = ["/en/distributed/dp-vs-ddp/", "/getting-started/device-tour/", "/validation/"]
 
 
+@pytest.mark.named_pages
 def test_no_serious_accessibility_problems_on_a_sample(page, server, axe_source, record_property):
     """axe-core on one page of each kind (Markdown with annotations, notebook,
     report), light and dark: no serious or critical violation. All pages:
@@ -298,6 +313,7 @@ def test_no_serious_accessibility_problems_on_a_sample(page, server, axe_source,
     assert not problems, "axe-core:\n" + "\n".join(problems)
 
 
+@pytest.mark.named_pages
 def test_a_missing_english_page_gets_the_english_404_page(page, server, built_site):
     """GitHub Pages answers any missing address with /404.html, the Chinese one:
     under /en/ it sends the reader to the English 404 page."""
@@ -309,6 +325,7 @@ def test_a_missing_english_page_gets_the_english_404_page(page, server, built_si
     assert page.locator("article h1").inner_text().strip() == "404 - Page not found"
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_an_old_error_reference_anchor_opens_its_entry(page, server, lang):
     """The error reference was one page: /reference/errors/#anchor, linked from

@@ -279,6 +279,7 @@ def test_a_download_runs_in_an_empty_folder(download_runs, source):
     assert "Traceback" not in done.stderr, f"{served(source)} (run as {ran_as}):\n{done.stderr[-4000:]}"
 
 
+@pytest.mark.named_pages
 def test_the_empty_folder_has_only_what_the_header_names(tmp_path):
     """The test's interpreter really lacks what a header does not name."""
     python = make_venv(tmp_path / "venv", ())
@@ -304,6 +305,7 @@ def serve(site: Path, rel: str, script: str) -> None:
     (site / rel).write_text(script, encoding="utf-8")
 
 
+@pytest.mark.named_pages
 def test_a_hung_download_is_stopped_and_names_its_block(tmp_path, monkeypatch):
     """A download that never ends fails its own test (not the whole module), after
     DOWNLOAD_TIMEOUT and one more try, with the block it was running and what to do."""
@@ -321,6 +323,7 @@ def test_a_hung_download_is_stopped_and_names_its_block(tmp_path, monkeypatch):
     assert "line 17 of the file, in the block docs/en/page.md:12" in done.stderr, done.stderr
 
 
+@pytest.mark.named_pages
 def test_a_download_that_hangs_once_passes_with_the_first_stack(tmp_path, monkeypatch):
     """A hang that does not come back: the second run's result, and the first run's note."""
     mark = tmp_path / "ran-once"
@@ -340,6 +343,7 @@ def test_a_download_that_hangs_once_passes_with_the_first_stack(tmp_path, monkey
 
 @pytest.mark.skipif(not sandbox.landlock_abi(), reason="needs Landlock (Linux 5.13+, and no NVIDIA driver): the "
                     "confinement it checks is applied only where the kernel has it")
+@pytest.mark.named_pages
 def test_a_download_writes_only_in_its_folder_with_a_blocks_memory_limit(tmp_path):
     """A download runs confined as a block is (issue 39, H18): it may write only beneath its own
     folder, HOME and TMPDIR, and runs with a block's data-segment limit."""
@@ -358,6 +362,7 @@ def test_a_download_writes_only_in_its_folder_with_a_blocks_memory_limit(tmp_pat
     assert done.stdout == f"data limit {sandbox.memory_limit()}\n", done.stdout
 
 
+@pytest.mark.named_pages
 def test_what_a_download_starts_ends_with_it_and_does_not_hold_its_output(tmp_path, monkeypatch):
     """A helper a download leaves running in a session of its own, holding the download's output
     pipes, is ended when the download ends (issue 39, H18: it outlived the run, which then "hung"

@@ -11,6 +11,10 @@ import pytest
 from devguide import paths
 from devguide.dev import site_check
 
+# a second build of every page (make offline) and its PDF: after an edit of pages that these
+# tests do not name, make test stands on their last pass (devguide.pytest_plugin.reuse)
+pytestmark = pytest.mark.named_pages
+
 
 @pytest.fixture
 def file_page(browser, offline_site):

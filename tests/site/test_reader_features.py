@@ -117,6 +117,7 @@ def test_a_page_download_is_the_blocks_the_harness_runs(built_site, rest):
                 assert all(not line.strip() or line.startswith("#") for line in after), head
 
 
+@pytest.mark.named_pages
 def test_a_downloaded_page_runs(server, tmp_path):
     """The English getting-started page's .py, fetched from the site, runs with python
     from an empty folder, and prints each verified output in order."""

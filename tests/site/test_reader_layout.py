@@ -46,6 +46,7 @@ LAYOUT = """() => {
 }"""
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_status_line_and_title_fit(page, server, lang, width):
@@ -66,6 +67,7 @@ def test_status_line_and_title_fit(page, server, lang, width):
             assert found["h1_width"] >= found["inner"] - 1, f"{where}: the title is {found['h1_width']} px of {found['inner']}"
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("width", WIDTHS)
 def test_navigation_entries_are_not_cut(page, server, width):
     """Every entry of the table of contents and of the navigation shows whole (wrapped,
@@ -87,6 +89,7 @@ def test_navigation_entries_are_not_cut(page, server, width):
 STATUS_MARKS = re.compile(r"[✓✗○]")
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_status_line_claims_only_what_ran(page, server, lang):
     """A ✓ stands before a part only when every block of its kind passed: the CUDA part
@@ -107,6 +110,7 @@ def test_the_status_line_claims_only_what_ran(page, server, lang):
         assert "torch" in gpu[0]["title"] and "torch" in gpu[0]["text"], gpu[0]
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_report_opens_with_its_numbers(page, server, lang, width):

@@ -124,6 +124,7 @@ def test_the_home_page_offers_no_code_download(built_site, lang):
     assert "reader-download" in moving
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("path", ["/async/pinned-memory/", "/en/async/pinned-memory/"])
 def test_a_copied_annotated_block_has_no_trailing_spaces(page, server, path):
     """Material drops the ``# (1)!`` markers from copied code; the spaces before
@@ -139,6 +140,7 @@ def test_a_copied_annotated_block_has_no_trailing_spaces(page, server, path):
     assert not [line for line in copied.splitlines() if line != line.rstrip()], copied
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("path,name", [("/getting-started/device-tour/", "getting-started-device-tour.ipynb"),
                                        ("/en/training/end-to-end/", "training-end-to-end.ipynb")])
 def test_a_notebook_page_offers_colab_and_downloads(page, server, path, name):

@@ -13,7 +13,9 @@ a busy 2-core machine, the largest part of a warm make test) keeps its pass unde
 (docs/, mkdocs.yml), the built search index of both languages, the material
 (tests/site/real_*.toml), the Chromium binary and everything
 ``devguide.census.file.environment_fingerprint`` hashes (packages, the harness with
-its floors, the environment). CI and make test-all run it.
+its floors, the environment). After an edit of pages only (devguide.pytest_plugin.reuse)
+it scores again the items those pages answer or ranked in the top three, and keeps the
+others' results of the last run. CI and make test-all run all of it.
 """
 
 import gzip
@@ -28,6 +30,7 @@ from devguide import paths
 from devguide.census import file as census
 from devguide.dev import realbench, searchbench
 from devguide.dev.browser import chromium_identity
+from devguide.pytest_plugin import reuse
 from devguide.source import fences
 
 QUERIES = searchbench.load()
@@ -126,11 +129,13 @@ CUDA_BOILERPLATE = ("CUDA kernel errors might be asynchronously reported at some
 CUDA_PASTES = [
     ("RuntimeError: CUDA error: out of memory\n" + CUDA_BOILERPLATE, "cuda-runtime/", "cuda-out-of-memory"),
     ("RuntimeError: CUDA error: an illegal memory access was encountered\n" + CUDA_BOILERPLATE,
-     "cuda-runtime/", "illegal-memory-access"),    ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n" + CUDA_BOILERPLATE,
+     "cuda-runtime/", "illegal-memory-access"),
+    ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n" + CUDA_BOILERPLATE,
      "cuda-setup/", "cuda-devices-busy-unavailable"),  # Tencent-Hunyuan/InstantCharacter#21
 ]
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_the_lines_every_cuda_error_carries_do_not_decide_the_result(search_page, server, lang):
     """A pasted CUDA error finds its entry among the first three results, not
@@ -147,6 +152,7 @@ def test_the_lines_every_cuda_error_carries_do_not_decide_the_result(search_page
 TYPED = {"zh": ["锁页内存", "怎么把模型放到GPU上"], "en": ["pinned memory", "torch.cuda.synchronize"]}
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_typed_queries_show_results(search_page, server, lang, record_property):
     """The reader's path: keys pressed in the search box, results on screen (the
@@ -245,6 +251,7 @@ def fresh_search(browser, server):
         context.close()
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_paste_or_an_input_method_searches_without_a_key(fresh_search, lang):
     """Text put into the box without a key event (a paste from the context menu or
@@ -267,6 +274,7 @@ def test_a_paste_or_an_input_method_searches_without_a_key(fresh_search, lang):
     assert "async/pinned-memory/" in top, f"{lang}: an input method's commit: top three {top}"
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_pasted_traceback_is_read_for_its_error_and_finds_the_entry(fresh_search, lang):
     """A whole traceback pasted (frames, paths, line numbers, a caret line, the
@@ -301,6 +309,7 @@ CUDA kernel errors might be asynchronously reported at some other API call, so t
 """
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_paste_made_before_the_box_script_loads_is_read_and_searched(browser, server, lang):
     """Review 2026-12-06, problem 14: search-box.js loads when the reader goes for the box;
@@ -332,6 +341,7 @@ def test_a_paste_made_before_the_box_script_loads_is_read_and_searched(browser, 
         context.close()
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_result_card_shows_its_own_sections_text_under_its_title(search_page, server, lang):
     """Review 2026-12-06, problem 10: a card's title is the best section of its page and
@@ -364,6 +374,7 @@ LONG_MESSAGE = ("RuntimeError: Expected all tensors to be on the same device, bu
                 "cuda:0 and cpu!")
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_result_opens_its_section_with_the_words_highlighted(fresh_search, lang):
     """Following the first result of a pasted message lands on the entry (its
@@ -394,6 +405,7 @@ VARIANT = "same-device-found-two-devices"
 NOT_DISTINCTIVE = {"cuda", "error", "out", "see", "free", "total", "gpu", "pytorch", "torch"}
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_result_for_another_form_opens_the_entry_with_the_form_marked(fresh_search, lang):
     """Review 2026-12-06, problems 1 and 5: a pasted message that is one of the other
@@ -485,8 +497,16 @@ def test_real_questions_and_pasted_errors(search_page, server, built_site, lang,
     passed.unlink(missing_ok=True)
     page = search_page(lang)
     low = []
+    # a page edit (devguide.pytest_plugin.reuse): the items the edited pages answer or ranked
+    # run again, the others keep what they got in the last run
+    edited = reuse.edited_pages(request.config)
+    outcomes = paths.BUILD / f"realbench-outcomes-{lang}.json"
+    restored = edited is not None and realbench.restore_outcomes(outcomes, lang, REAL)
+    addresses = {reuse.page_address(stem) for stem in edited or ()}
     for split, (questions, pastes) in REAL.items():
-        realbench.run(page, server, lang, questions, pastes)
+        again = realbench.touched(questions, pastes, lang, addresses) if restored else (questions, pastes)
+        realbench.run(page, server, lang, *again)
+        record_property(f"{split} scored again", sum(map(len, again)))
         numbers = realbench.numbers(questions, pastes, built_site)[lang]
         for name, value in numbers.items():
             record_property(f"{split} {name}", round(value, 3))
@@ -494,6 +514,7 @@ def test_real_questions_and_pasted_errors(search_page, server, built_site, lang,
         low += [f"{split}: {name} {numbers[name]:.0%} < {floor:.0%}" for name, floor in floors.items()
                 if numbers[name] < floor]
     questions, pastes = REAL["tuning"]
+    realbench.save_outcomes(outcomes, lang, REAL)
     assert not low, f"{lang}: " + "; ".join(low) + "\n" + "\n".join(realbench.misses(questions, pastes, lang)[:40])
     passed.write_text(key + "\n", encoding="utf-8")
 
@@ -534,6 +555,7 @@ UNDOCUMENTED_FAMILIES = [
 ]
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_boilerplate_paths_and_a_topic_page_do_not_hide_an_undocumented_message(search_page, server, lang):
     page = search_page(lang)
@@ -545,6 +567,7 @@ def test_boilerplate_paths_and_a_topic_page_do_not_hide_an_undocumented_message(
         assert first.removeprefix(root).split("?")[0] in family_pages, (text, items[:2])
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_message_no_page_quotes_opens_its_family_page_with_a_notice_and_a_report(search_page, server, lang):
     """Issue 35: the first result for an undocumented message is its family's page (a
@@ -588,6 +611,7 @@ QUOTED_ONLY = [
 ]
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_message_quoted_only_in_a_text_block_opens_that_entry_without_the_notice(search_page, server, lang):
     """The index leaves code and text blocks out of its texts, and a message an entry quotes only
@@ -623,6 +647,7 @@ DOCUMENTED_AS_PASTED = [
 ]
 
 
+@pytest.mark.named_pages
 @pytest.mark.parametrize("lang", paths.LANGUAGES)
 def test_a_documented_message_in_the_askers_words_gets_no_notice(search_page, server, lang):
     """A documented message got the notice that the site lacks it when the paste and the page

@@ -1,5 +1,6 @@
 """--reuse-unchanged and the tests outside docs/ (devguide.pytest_plugin.reuse): reported
-passed without running only while nothing at all changed since they all passed."""
+passed without running while nothing at all changed since they all passed; after an
+edit of pages only, all but the harness's tests and those that name other pages run."""
 
 import subprocess
 
@@ -41,3 +42,72 @@ def test_tests_outside_docs_run_again_only_when_something_changed(tmp_path):
     assert code == 0 and ran.read_text() == "xxxxx", out[-3000:]
     code, out = run_pytest(root, "--reuse-unchanged", cache=True)
     assert code == 0 and ran.read_text() == "xxxxx", out[-3000:]
+
+
+TESTS = """\
+import pytest
+
+ADDRESSES = ["/en/q/", "/q/"]
+
+
+def log(name):
+    with open({ran!r}, "a") as f:
+        f.write(name + " ")
+
+
+def test_every_page():
+    log("every")
+
+
+@pytest.mark.named_pages
+def test_names_p_in_its_code():
+    log("p-code")
+    assert "p/"
+
+
+@pytest.mark.named_pages
+def test_names_q_in_a_constant():
+    log("q-constant:" + ADDRESSES[0])
+
+
+@pytest.mark.parametrize("page", ["docs/en/p.md", "docs/en/q.md"])
+def test_per_page(page):
+    log(page)
+"""
+
+
+def test_after_a_page_edit_only_what_names_the_page_or_every_page_runs_again(tmp_path):
+    """Only pages changed: tests/unit stands on its pass, a test with a page parameter
+    runs for the edited page, a named_pages test runs where its code or constants
+    name it, any other test runs; anything else changed: all run."""
+    root = scratch_project(tmp_path, {**both(PAGE), "docs/zh/q.md": PAGE, "docs/en/q.md": PAGE})
+    ran = tmp_path / "ran.txt"
+    (root / "tests" / "unit").mkdir(parents=True)
+    (root / "tests" / "test_t.py").write_text(TESTS.replace("{ran!r}", repr(str(ran))), encoding="utf-8")
+    (root / "tests" / "unit" / "test_u.py").write_text(
+        f"def test_u():\n    with open({str(ran)!r}, 'a') as f:\n        f.write('unit ')\n", encoding="utf-8")
+    (root / ".gitignore").write_text("build/\n__pycache__/\n", encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+
+    def run(*args) -> set[str]:
+        ran.write_text("")
+        code, out = run_pytest(root, *args, cache=True)
+        assert code == 0, out[-3000:]
+        return set(ran.read_text().split())
+
+    everything = {"every", "p-code", "q-constant:/en/q/", "docs/en/p.md", "docs/en/q.md", "unit"}
+    assert run("--reuse-unchanged") == everything
+    assert run("--reuse-unchanged") == {"every"}  # the census the first run wrote: the report shows it
+    assert run("--reuse-unchanged") == set()
+    for lang in ("en", "zh"):
+        page = root / "docs" / lang / "p.md"
+        page.write_text(page.read_text() + "\nA sentence more.\n", encoding="utf-8")
+    assert run("--reuse-unchanged") == {"every", "p-code", "docs/en/p.md"}
+    page = root / "docs" / "zh" / "q.md"
+    page.write_text(page.read_text() + "\n又一句。\n", encoding="utf-8")
+    assert run("--reuse-unchanged") == {"every", "q-constant:/en/q/", "docs/en/q.md"}
+    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + "\n", encoding="utf-8")
+    assert run("--reuse-unchanged") == everything
+    (root / "docs" / "en" / "r.md").write_text(PAGE, encoding="utf-8")  # a new page: the navigation of all
+    (root / "docs" / "zh" / "r.md").write_text(PAGE, encoding="utf-8")
+    assert run("--reuse-unchanged") == everything
