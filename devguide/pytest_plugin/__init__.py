@@ -46,7 +46,7 @@ import pytest
 from devguide import paths
 from devguide.census import torch_facts
 from devguide.paths import LANGUAGES, rel
-from devguide.pytest_plugin import page_items, reuse, scheduling, terminal
+from devguide.pytest_plugin import cpu_seconds, page_items, reuse, scheduling, terminal
 from devguide.pytest_plugin.state import STATE, RunState
 from devguide.run import limit, sandbox, zygote_client
 from devguide.source.marks import MARKS
@@ -81,6 +81,12 @@ def pytest_addoption(parser):
         "(a failing block shows it in its failure; every output is also saved in build/artifacts/outputs/)",
     )
     group.addoption(
+        "--cpu-seconds",
+        metavar="FILE",
+        help="write the run's CPU time by family of checks (blocks, twin checks, tests/unit, tests/content, "
+        "each site module) and its wall time to FILE, as JSON (make bench; devguide.pytest_plugin.cpu_seconds)",
+    )
+    group.addoption(
         "--each-language",
         action="store_true",
         help="run the other language's twin of every block too, even where its code (comments aside), marks and "
@@ -98,6 +104,7 @@ def pytest_configure(config):
     config.pluginmanager.register(config.stash[STATE], "devguide-run-state")
     # the tests outside docs/: run again only when something changed (devguide.pytest_plugin.reuse)
     config.pluginmanager.register(reuse.TierReuse(config), "devguide-tier-reuse")
+    cpu_seconds.register(config)
 
 
 def pytest_sessionstart(session):

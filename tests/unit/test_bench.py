@@ -19,3 +19,12 @@ def test_pytest_time_is_read_from_its_last_line():
     done = subprocess.CompletedProcess([], 0, "....\n887 passed, 133 skipped in 112.40s (0:01:52)\n", "")
     assert bench.pytest_seconds(done, 130.0) == 112.4
     assert bench.pytest_seconds(subprocess.CompletedProcess([], 1, "", ""), 130.0) == 130.0
+
+
+def test_the_cpu_time_is_printed_by_family_with_the_wall_time_against_it():
+    data = {"wall": 600.0, "processes": 3, "total": 1000.0,
+            "families": {"blocks (docs/)": 700.0, "tests/site/test_search": 300.0}}
+    lines = bench.cpu_lines(data, 2)
+    assert lines[1].split() == ["blocks", "(docs/)", "700.0", "s"]
+    assert lines[3].split()[-2:] == ["1000.0", "s"]
+    assert lines[4].startswith("  wall 600.0 s = 1.20 x the total over 2 cores (500.0 s;")
