@@ -17,10 +17,12 @@ ids in pytest's cache (``.pytest_cache``, key ``devguide/tests-passed``); the ne
 * only pages changed (``docs/<lang>/….md`` or a notebook page's ``.py``, none
   added or removed; the censuses and their committed summary may differ, the pages'
   blocks wrote them), or only the censuses: a **page edit** (``page_edit``). The harness, the packages and the
-  site's scripts are as they were, so tests/unit is reused; the site is built and
-  every other test runs, except a test that names pages -- by a parameter
-  (``docs/en/x.md``), or, if it is marked ``named_pages``, in its own code or
-  the module constants it reads -- and names none of the edited ones; the
+  site's scripts are as they were: the site is built and every test runs, except
+  one that names pages and none of the edited ones -- by a parameter
+  (``docs/en/x.md``), or, in tests/unit (the harness's tests, on pages of their
+  own or real pages they name) and in a test marked ``named_pages``, in its code
+  or the module constants it reads (a test there that names no page stands on its
+  pass); the
   real-material search benchmark scores again the questions and messages the
   edited pages answer or ranked in the top three (tests/site/test_search.py);
 * anything else changed: they all run.
@@ -170,12 +172,11 @@ def _code_and_constants(function) -> str:
 
 def edit_affects(item, stems: frozenset[str]) -> bool:
     """After an edit of these pages only: does this test outside docs/ run again?"""
-    if item.nodeid.startswith("tests/unit/"):
-        return False  # the harness's own tests: their pages are their own
     named = _named_in_parameters(item.nodeid)
     if named is not None:
         return bool(named & stems)
-    if item.get_closest_marker(NAMED_PAGES) is None:
+    # the harness's own tests check it on pages of their own, or on the real pages they name
+    if not item.nodeid.startswith("tests/unit/") and item.get_closest_marker(NAMED_PAGES) is None:
         return True
     pattern = page_pattern(stems)
     if pattern is None:
@@ -298,8 +299,8 @@ class TierReuse:
             why = "nothing changed (files, packages, environment, Chromium, results) since they all passed"
         else:
             pages = ", ".join(sorted(self.edited)) or "none (the censuses only)"
-            why = (f"only pages changed since they all passed (edited: {pages}), and these tests check the harness "
-                   "or name none of the edited pages")
+            why = (f"only pages changed since they all passed (edited: {pages}), and these tests name none of them "
+                   "(tests/unit, the named_pages tests, tests with a page parameter)")
         terminalreporter.write_line(
             f"{self.reused} tests outside docs/ were not run again: {why} (pytest's cache: {RECORD}); "
             "`make test-all` runs them")

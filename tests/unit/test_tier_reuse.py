@@ -1,6 +1,7 @@
 """--reuse-unchanged and the tests outside docs/ (devguide.pytest_plugin.reuse): reported
 passed without running while nothing at all changed since they all passed; after an
-edit of pages only, all but the harness's tests and those that name other pages run."""
+edit of pages only, all but those that name only other pages (tests/unit and named_pages
+tests by their code, any test by a page parameter) run."""
 
 import subprocess
 
@@ -77,15 +78,16 @@ def test_per_page(page):
 
 
 def test_after_a_page_edit_only_what_names_the_page_or_every_page_runs_again(tmp_path):
-    """Only pages changed: tests/unit stands on its pass, a test with a page parameter
-    runs for the edited page, a named_pages test runs where its code or constants
-    name it, any other test runs; anything else changed: all run."""
+    """Only pages changed: a test with a page parameter runs for the edited page, a
+    test of tests/unit or marked named_pages runs where its code or constants name it,
+    any other test runs; anything else changed: all run."""
     root = scratch_project(tmp_path, {**both(PAGE), "docs/zh/q.md": PAGE, "docs/en/q.md": PAGE})
     ran = tmp_path / "ran.txt"
     (root / "tests" / "unit").mkdir(parents=True)
     (root / "tests" / "test_t.py").write_text(TESTS.replace("{ran!r}", repr(str(ran))), encoding="utf-8")
     (root / "tests" / "unit" / "test_u.py").write_text(
-        f"def test_u():\n    with open({str(ran)!r}, 'a') as f:\n        f.write('unit ')\n", encoding="utf-8")
+        f"PAGE = 'docs/zh/q.md'\n\n\ndef log(name):\n    with open({str(ran)!r}, 'a') as f:\n        f.write(name + ' ')\n\n\n"
+        "def test_u():\n    log('unit')\n\n\ndef test_u_on_a_real_page():\n    log('unit:' + PAGE)\n", encoding="utf-8")
     (root / ".gitignore").write_text("build/\n__pycache__/\n", encoding="utf-8")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
 
@@ -95,7 +97,7 @@ def test_after_a_page_edit_only_what_names_the_page_or_every_page_runs_again(tmp
         assert code == 0, out[-3000:]
         return set(ran.read_text().split())
 
-    everything = {"every", "p-code", "q-constant:/en/q/", "docs/en/p.md", "docs/en/q.md", "unit"}
+    everything = {"every", "p-code", "q-constant:/en/q/", "docs/en/p.md", "docs/en/q.md", "unit", "unit:docs/zh/q.md"}
     assert run("--reuse-unchanged") == everything
     assert run("--reuse-unchanged") == {"every"}  # the census the first run wrote: the report shows it
     assert run("--reuse-unchanged") == set()
@@ -105,7 +107,7 @@ def test_after_a_page_edit_only_what_names_the_page_or_every_page_runs_again(tmp
     assert run("--reuse-unchanged") == {"every", "p-code", "docs/en/p.md"}
     page = root / "docs" / "zh" / "q.md"
     page.write_text(page.read_text() + "\n又一句。\n", encoding="utf-8")
-    assert run("--reuse-unchanged") == {"every", "q-constant:/en/q/", "docs/en/q.md"}
+    assert run("--reuse-unchanged") == {"every", "q-constant:/en/q/", "docs/en/q.md", "unit:docs/zh/q.md"}
     (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + "\n", encoding="utf-8")
     assert run("--reuse-unchanged") == everything
     (root / "docs" / "en" / "r.md").write_text(PAGE, encoding="utf-8")  # a new page: the navigation of all
