@@ -9,8 +9,9 @@ before and after it; what falls between tests (collection, start and end) is
 counted apart. A descendant that leaves the tree without being reaped (a
 daemon adopted by init) takes its time with it: the numbers are a floor.
 
-Workers write their part beside FILE; the controller (or the only process)
-adds its own and writes FILE:
+Under pytest-xdist the controller counts only itself (its descendants are the
+workers, each counting its own tree); workers write their part beside FILE; the
+controller (or the only process) adds its own and writes FILE:
 ``{"wall": s, "processes": n, "families": {family: s}, "total": s}``.
 Off unless asked for: reading the process tree around every test costs time of its own.
 """
@@ -41,10 +42,14 @@ def family(nodeid: str) -> str:
     return "/".join(parts[:2]) if len(parts) > 2 else path
 
 
-def tree_cpu(process: psutil.Process) -> float:
-    """CPU seconds of this process, its reaped children and its live descendants (with theirs)."""
+def tree_cpu(process: psutil.Process, own_only: bool = False) -> float:
+    """CPU seconds of this process, its reaped children and its live descendants (with
+    theirs); with ``own_only``, of this process alone."""
     own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+    total = own.ru_utime + own.ru_stime
+    if own_only:
+        return total
+    total += reaped.ru_utime + reaped.ru_stime
     for child in process.children(recursive=True):
         try:
             t = child.cpu_times()
@@ -62,18 +67,27 @@ class CpuSeconds:
         self.process = psutil.Process()
         self.worker = getattr(config_, "workerinput", {}).get("workerid", "")
         self.families: dict[str, float] = defaultdict(float)
+        self.own_only = False
         self.start = tree_cpu(self.process)
         self.started = time.monotonic()
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session):
+        # xdist's controller (its plugin is registered by now): its descendants are the
+        # workers, which count their own trees
+        if self.config.pluginmanager.hasplugin("dsession"):
+            self.own_only = True
+            self.start = tree_cpu(self.process, own_only=True)
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
-        before = tree_cpu(self.process)
+        before = tree_cpu(self.process, self.own_only)
         yield
-        self.families[family(item.nodeid)] += tree_cpu(self.process) - before
+        self.families[family(item.nodeid)] += tree_cpu(self.process, self.own_only) - before
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session):
-        total = tree_cpu(self.process) - self.start
+        total = tree_cpu(self.process, self.own_only) - self.start
         families = dict(self.families)
         families[OUTSIDE_TESTS] = families.get(OUTSIDE_TESTS, 0.0) + total - sum(self.families.values())
         if self.worker:
