@@ -87,10 +87,6 @@
     ev.preventDefault();
     insert(ev.target, text);
   }, true);
-  // a paste the page's loader held while this file loaded
-  var held = window.devguideSearchHeld;
-  window.devguideSearchHeld = null;
-  if (held && document.contains(held.box)) insert(held.box, held.text);
   document.addEventListener("compositionstart", function (ev) {
     if (isBox(ev.target)) composing = true;
   }, true);
@@ -102,6 +98,12 @@
   document.addEventListener("input", function (ev) {
     if (!composing && isBox(ev.target)) search(ev.target);
   }, true);
+  // a paste the page's loader held while this file loaded: put in once the "input"
+  // listener above is there to search it (before it, the paste was searched only when
+  // the index arrived after it; with the index there first, never)
+  var held = window.devguideSearchHeld;
+  window.devguideSearchHeld = null;
+  if (held && document.contains(held.box)) insert(held.box, held.text);
 
   // Escape closes the search (Material) and blurs the box, which left the focus on
   // <body>: Tab then started again at the top of the page. The focus goes back to
