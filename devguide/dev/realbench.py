@@ -22,6 +22,8 @@ numbers less a margin); ``GOAL`` is what issues 24 and 35 ask for.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -232,8 +234,6 @@ def run(page, server: str, lang: str, questions: list[Question], pastes: list[Pa
 
 
 def _material_digest(questions: list[Question], pastes: list[Paste], lang: str) -> str:
-    import hashlib
-
     texts = [q.q for q in questions if q.lang == lang] + [p.text for p in pastes]
     return hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
@@ -241,8 +241,6 @@ def _material_digest(questions: list[Question], pastes: list[Paste], lang: str) 
 def save_outcomes(path: Path, lang: str, material: dict[str, tuple[list[Question], list[Paste]]]) -> None:
     """What each question and message of ``lang`` got in this run, for the next page
     edit's run (``touched``), with the material it was measured on."""
-    import json
-
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({split: {
         "material": _material_digest(questions, pastes, lang),
@@ -254,8 +252,6 @@ def save_outcomes(path: Path, lang: str, material: dict[str, tuple[list[Question
 def restore_outcomes(path: Path, lang: str, material: dict[str, tuple[list[Question], list[Paste]]]) -> bool:
     """Give each question and message of ``lang`` what it got in the run ``save_outcomes``
     recorded; False (nothing given) where there is none for this very material."""
-    import json
-
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
         if saved.keys() != material.keys() or any(

@@ -84,12 +84,6 @@ def repo_parts() -> dict | None:
     return {"environment": environment, "files": files, "results": results.hexdigest()}
 
 
-def repo_key() -> str | None:
-    """The three parts, hashed."""
-    parts = repo_parts()
-    return None if parts is None else hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-
-
 def _results_of(path) -> bytes:
     """A census's results without its times; any other file as it is."""
     raw = path.read_bytes()
