@@ -124,8 +124,9 @@ def page_address(stem: str) -> str:
 def page_pattern(stems) -> re.Pattern | None:
     """Where a test's id, code or constants name one of these pages: its source
     (``docs/zh/devices/moving.md``, ``devices/moving.md``) or address (``devices/moving/``,
-    ``/en/devices/moving/#anchor``); an index page also by its folder's address and
-    the home page by ``/`` or ``/en/`` alone."""
+    ``/en/devices/moving/#anchor``), or its last part as a folder or file (``moving/``,
+    ``cuda-runtime/``: more tests run, never fewer); an index page also by its folder's
+    address and the home page by ``/`` or ``/en/`` alone."""
     forms = []
     for stem in sorted(stems):
         folder = stem.removesuffix("index").rstrip("/")
@@ -133,8 +134,9 @@ def page_pattern(stems) -> re.Pattern | None:
             forms.append(r"(?<![\w.-])/(?:en/)?(?=['\"#\]-])")
         elif folder != stem:  # <folder>/index
             forms.append(rf"(?<![\w.-]){re.escape(folder)}(?:/index\b|/?(?![\w./-]))")
-        else:
-            forms.append(rf"(?<![\w.-]){re.escape(stem)}(?![\w-])")
+        else:  # its whole path, or its last part as tests name error pages ("cuda-runtime/")
+            last = stem.rsplit("/", 1)[-1]
+            forms.append(rf"(?<![\w.-]){re.escape(stem)}(?![\w-])|(?<![\w.-]){re.escape(last)}(?=/|\.md\b)")
     return re.compile("|".join(forms)) if forms else None
 
 

@@ -113,3 +113,14 @@ def test_after_a_page_edit_only_what_names_the_page_or_every_page_runs_again(tmp
     (root / "docs" / "en" / "r.md").write_text(PAGE, encoding="utf-8")  # a new page: the navigation of all
     (root / "docs" / "zh" / "r.md").write_text(PAGE, encoding="utf-8")
     assert run("--reuse-unchanged") == everything
+
+
+def test_a_page_is_named_by_its_source_its_address_or_its_last_part():
+    from devguide.pytest_plugin import reuse
+
+    named = reuse.page_pattern({"reference/errors/cuda-runtime"}).search
+    assert all(named(t) for t in ('"cuda-runtime/"', "/en/reference/errors/cuda-runtime/#x",
+                                  "docs/zh/reference/errors/cuda-runtime.md"))
+    assert not any(named(t) for t in ("cuda-runtimes/", "cuda-runtime-x/", "reference/errors/"))
+    index = reuse.page_pattern({"reference/errors/index"}).search
+    assert index("reference/errors/") and index("reference/errors/index.md") and not index("reference/errors/nccl/")
