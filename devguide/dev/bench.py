@@ -226,6 +226,9 @@ def cpu_lines(data: dict, cores: int) -> list[str]:
     lines.append(f"  {'total':<44}{data['total']:8.1f} s")
     lines.append(f"  wall {data['wall']:.1f} s = {data['wall'] / ideal:.2f} x the total over {cores} cores "
                  f"({ideal:.1f} s; issue 37 asks for 1.25 x at most)")
+    if data.get("slowest"):
+        lines.append("  the tests that took the most (a module's first test carries its module's fixtures):")
+        lines += [f"    {seconds:7.1f} s  {test}" for test, seconds in list(data["slowest"].items())[:10]]
     return lines
 
 

@@ -12,7 +12,8 @@ daemon adopted by init) takes its time with it: the numbers are a floor.
 Under pytest-xdist the controller counts only itself (its descendants are the
 workers, each counting its own tree); workers write their part beside FILE; the
 controller (or the only process) adds its own and writes FILE:
-``{"wall": s, "processes": n, "families": {family: s}, "total": s}``.
+``{"wall": s, "processes": n, "families": {family: s}, "total": s, "slowest": {test: s}}``
+(the ``SLOWEST`` tests that took the most, a module's first test with its module's fixtures).
 Off unless asked for: reading the process tree around every test costs time of its own.
 """
 
@@ -28,6 +29,7 @@ import psutil
 import pytest
 
 OUTSIDE_TESTS = "between tests (collection, start, end)"
+SLOWEST = 25
 
 
 def family(nodeid: str) -> str:
@@ -67,6 +69,7 @@ class CpuSeconds:
         self.process = psutil.Process()
         self.worker = getattr(config_, "workerinput", {}).get("workerid", "")
         self.families: dict[str, float] = defaultdict(float)
+        self.tests: dict[str, float] = {}
         self.own_only = False
         self.start = tree_cpu(self.process)
         self.started = time.monotonic()
@@ -83,7 +86,9 @@ class CpuSeconds:
     def pytest_runtest_protocol(self, item, nextitem):
         before = tree_cpu(self.process, self.own_only)
         yield
-        self.families[family(item.nodeid)] += tree_cpu(self.process, self.own_only) - before
+        spent = tree_cpu(self.process, self.own_only) - before
+        self.families[family(item.nodeid)] += spent
+        self.tests[item.nodeid] = spent
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session):
@@ -92,14 +97,17 @@ class CpuSeconds:
         families[OUTSIDE_TESTS] = families.get(OUTSIDE_TESTS, 0.0) + total - sum(self.families.values())
         if self.worker:
             part = self.path.with_name(f"{self.path.name}.{self.worker}")
-            part.write_text(json.dumps(families), encoding="utf-8")
+            part.write_text(json.dumps({"families": families, "tests": slowest(self.tests)}), encoding="utf-8")
             return
         merged: dict[str, float] = defaultdict(float)
+        tests = dict(self.tests)
         processes = 1
         for part in sorted(self.path.parent.glob(f"{self.path.name}.gw*")):
             processes += 1
-            for name, seconds in json.loads(part.read_text(encoding="utf-8")).items():
+            data = json.loads(part.read_text(encoding="utf-8"))
+            for name, seconds in data["families"].items():
                 merged[name] += seconds
+            tests |= data["tests"]
             part.unlink()
         for name, seconds in families.items():
             merged[name] += seconds
@@ -107,7 +115,12 @@ class CpuSeconds:
             "wall": round(time.monotonic() - self.started, 1), "processes": processes,
             "families": {k: round(v, 1) for k, v in sorted(merged.items(), key=lambda kv: -kv[1])},
             "total": round(sum(merged.values()), 1),
+            "slowest": {k: round(v, 1) for k, v in slowest(tests).items()},
         }, indent=1) + "\n", encoding="utf-8")
+
+
+def slowest(tests: dict[str, float]) -> dict[str, float]:
+    return dict(sorted(tests.items(), key=lambda kv: -kv[1])[:SLOWEST])
 
 
 def register(config_) -> None:

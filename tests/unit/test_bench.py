@@ -28,3 +28,7 @@ def test_the_cpu_time_is_printed_by_family_with_the_wall_time_against_it():
     assert lines[1].split() == ["blocks", "(docs/)", "700.0", "s"]
     assert lines[3].split()[-2:] == ["1000.0", "s"]
     assert lines[4].startswith("  wall 600.0 s = 1.20 x the total over 2 cores (500.0 s;")
+    assert len(lines) == 5  # a record without its slowest tests (written before they were kept)
+    data["slowest"] = {"tests/site/test_search.py::test_real[zh]": 150.0, "docs/zh/p.md::line 3": 2.5}
+    lines = bench.cpu_lines(data, 2)
+    assert lines[6].split() == ["150.0", "s", "tests/site/test_search.py::test_real[zh]"], lines

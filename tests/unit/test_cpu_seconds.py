@@ -48,6 +48,9 @@ def test_a_run_writes_its_cpu_time_by_family_with_its_childrens(tmp_path):
     assert families["tests/unit"] >= 0.1, families  # the child's loop counts with its test
     assert families["blocks (docs/)"] > 0, families
     assert abs(sum(families.values()) - data["total"]) < 0.5, data
+    busy = "tests/unit/test_busy.py::test_a_child_that_works"
+    assert data["slowest"][busy] >= 0.1, data["slowest"]  # (the block's first test starts the block runner)
+    assert list(data["slowest"].values()) == sorted(data["slowest"].values(), reverse=True), data["slowest"]
     # under pytest-xdist the controller counts itself only: its descendants are the
     # workers, which count theirs (counted twice, the total would pass what the cores can give)
     code, out = run_pytest(root, "-n", "2", f"--cpu-seconds={out_file}")
@@ -55,3 +58,4 @@ def test_a_run_writes_its_cpu_time_by_family_with_its_childrens(tmp_path):
     data = json.loads(out_file.read_text())
     assert data["processes"] == 3 and data["families"]["tests/unit"] >= 0.1, data
     assert data["total"] <= data["wall"] * 2 + 0.5, data
+    assert "tests/unit/test_busy.py::test_idle" in data["slowest"], data  # the workers' tests too
