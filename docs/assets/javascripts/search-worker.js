@@ -301,7 +301,7 @@
 
   var byLocation = new Map();  // an entry's location → its index in docs
   function build(entries) {
-    corpus = null;  // the documented() text is made again from the new sections
+    corpus = valueCorpus = null;  // the documented() texts are made again from the new sections
     docs = entries;
     byLocation = new Map(docs.map(function (d, i) { return [d.location, i]; }));
     ids = new Map(); names = []; counts = []; wordIds = new Map(); whole = [];
@@ -867,9 +867,12 @@
   // rest of the index (served), or in the index's config (offline, one file)
   var QUOTED = [];
 
+  // (a word's leading and trailing underscores are Markdown's emphasis in a pasted issue,
+  // "_OSError: [Errno 24] Too many open files_", not part of a name)
   function normalise(text) {
     return (" " + text.replace(/<[^>]*>/g, " ").replace(/&(?:amp|lt|gt|quot|#39);/g, " ")
-      .toLowerCase().replace(/\d+/g, " ").replace(/[^a-z0-9_\u3400-\u9fff]+/g, " ") + " ").replace(/ +/g, " ");
+      .toLowerCase().replace(/\d+/g, " ").replace(/[^a-z0-9_\u3400-\u9fff]+/g, " ") + " ")
+      .replace(/ _+| _+$|_+ /g, " ").replace(/ +/g, " ");
   }
 
   // A word that tells one message from another (not a stop word, not an exception's name)
@@ -883,9 +886,53 @@
   // null where only a section's text has it.
   var quotes = null;  // QUOTED's texts as normalise() makes them, one string, and where each starts
   var shortTitles = null;  // the error entries' titles shorter than a phrase, as normalise() makes them
-  // A message's own words: what NOT_WORDING and RAISED_AS name taken out
-  function wording(text) {
-    return text.replace(NOT_WORDING, " ").replace(RAISED_AS, " ");
+  // A message's own words: what NOT_WORDING and RAISED_AS name taken out. Before that, what a
+  // paste changes without changing the message: full-width punctuation typed by a Chinese input
+  // method ("torch。cuda.is_available()", "RuntimeError："), and the operator a message names in
+  // double quotes, which differs from one report to the next ('"LayerNormKernelImpl" not
+  // implemented for \'Half\'' is the entry '"addmm_impl_cpu_" not implemented for \'Half\''): it
+  // counts as one word, the same for every operator. (Single quotes hold what tells messages
+  // apart: "module 'torch.compiler' has no attribute 'is_compiling'".) The source line a traceback
+  // shows ("raise RuntimeError('received %d items of ancdata' %") is the message too: its
+  // "raise X(" and its format fields say nothing about which message it is.
+  var QUOTED_VALUE = /"[^"\s]{1,80}"/g;
+  var SOURCE_LINE = /\braise\s+[\w.]+\(|%[-+ #0]*\d*(?:\.\d+)?[sdifrx]\b|\{\w*\}/g;
+  var valueCorpus = null;  // corpus, with each operator in double quotes as one word (wording(…, true))
+  function wording(text, values) {
+    text = text.normalize("NFKC").replace(/\u3002/g, ".").replace(/&quot;/g, '"');
+    text = text.replace(NOT_WORDING, " ").replace(RAISED_AS, " ").replace(SOURCE_LINE, " ");
+    return values ? text.replace(QUOTED_VALUE, " quotedvalue ") : text;
+  }
+  // The phrases of a paste that a page quoting it has ({phrases, devices}).
+  // A message that begins with another accelerator's name ("XPU out of memory. Tried to
+  // allocate…") shares its other words with CUDA's message: only the phrases that name the
+  // device tell whether a page has it. A device named inside a message (a list of device
+  // types, "mps:0 and cpu") is a value, and the message is the same on every device
+  function phrasesOf(raw, values) {
+    var phrases = [], devices = [];
+    var key = KEY.exec(raw);
+    if (key) return { phrases: [normalise(key[1] || key[0])], devices: devices };
+    var words = normalise(wording(raw, values)).trim().split(" ").filter(Boolean);
+    devices = (raw.match(OTHER_DEVICES) || []).map(function (m) { return " " + m.slice(-3).toLowerCase() + " "; });
+    if (words.length && words.length < WINDOW) phrases.push(" " + words.join(" ") + " ");
+    // a short message after the asker's own words ("用VOC2012数据集跑mask RCNN的时候报错OSError:
+    // [Errno 24] Too many open files", "LORA + FSDP: ValueError: …"): what follows the last
+    // exception's name, up to the asker's next Chinese words, is the message
+    var raised = null, m;
+    RAISED_AS.lastIndex = 0;
+    while ((m = RAISED_AS.exec(raw))) raised = m;
+    if (raised && raised.index > 0) {
+      var tail = normalise(wording(raw.slice(raised.index).split(HAN)[0], values)).trim().split(" ").filter(Boolean);
+      if (tail.length >= 3 && tail.length < WINDOW && tail.filter(informative).length >= 2) {
+        phrases.push(" " + tail.join(" ") + " ");
+      }
+    }
+    for (var i = 0; i + WINDOW <= words.length; i++) {
+      var run = words.slice(i, i + WINDOW);
+      if (run.filter(informative).length >= 2) phrases.push(" " + run.join(" ") + " ");
+    }
+    var names = function (p) { return devices.every(function (d) { return p.indexOf(d) >= 0; }); };
+    return { phrases: phrases.filter(names), devices: devices };
   }
   function documented(raw) {
     // the pages' texts lose what a paste loses (module paths, exception names, traceback lines…):
@@ -899,28 +946,15 @@
         quotes.text += normalise(wording(q[1])) + "\n";
       });
     }
-    var phrases = [];
-    var key = KEY.exec(raw);
-    // a message that begins with another accelerator's name ("XPU out of memory. Tried to
-    // allocate…") shares its other words with CUDA's message: only the phrases that name the
-    // device tell whether a page has it. A device named inside a message (a list of device
-    // types, "mps:0 and cpu") is a value, and the message is the same on every device
-    var devices = [];
-    if (key) {
-      phrases.push(normalise(key[1] || key[0]));
-    } else {
-      var words = normalise(wording(raw)).trim().split(" ").filter(Boolean);
-      devices = (raw.match(OTHER_DEVICES) || []).map(function (m) { return " " + m.slice(-3).toLowerCase() + " "; });
-      if (words.length && words.length < WINDOW) phrases.push(" " + words.join(" ") + " ");
-      for (var i = 0; i + WINDOW <= words.length; i++) {
-        var run = words.slice(i, i + WINDOW);
-        if (run.filter(informative).length >= 2) phrases.push(" " + run.join(" ") + " ");
-      }
-    }
+    var found = phrasesOf(raw, false), phrases = found.phrases, devices = found.devices;
     var names = function (p) { return devices.every(function (d) { return p.indexOf(d) >= 0; }); };
-    phrases = phrases.filter(names);
     // a section's title or text has it: the ranking finds that section
     if (phrases.some(function (p) { return corpus.indexOf(p) >= 0; })) return { location: null };
+    // or has it with another operator in double quotes
+    if (raw.search(QUOTED_VALUE) >= 0) {
+      if (!valueCorpus) valueCorpus = docs.map(function (d) { return normalise(wording(d.title + " " + d.text, true)); }).join("\n");
+      if (phrasesOf(raw, true).phrases.some(function (p) { return valueCorpus.indexOf(p) >= 0; })) return { location: null };
+    }
     // or the paste holds an entry's whole title, a message shorter than a phrase ("received 0
     // items of ancdata" in a sentence about it: its six-word phrases are the asker's words)
     if (!shortTitles) {
