@@ -226,9 +226,12 @@ def run(page, server: str, lang: str, questions: list[Question], pastes: list[Pa
     mine = [q for q in questions if q.lang == lang]
     # typed into a one-line box: a question of several lines is read as one (an <input> has no line breaks)
     typed = [" ".join(q.q.split()) for q in mine]
-    for q, items in zip(mine, page.evaluate(searchbench.RUN, typed), strict=True):
+    with searchbench.unlaid(page):
+        asked = page.evaluate(searchbench.RUN, typed)
+        answered = page.evaluate(PASTE, [p.text for p in pastes])
+    for q, items in zip(mine, asked, strict=True):
         q.got = searchbench.page_paths(items, root)
-    for p, items in zip(pastes, page.evaluate(PASTE, [p.text for p in pastes]), strict=True):
+    for p, items in zip(pastes, answered, strict=True):
         p.got[lang] = searchbench.page_paths(items, root)
         p.links[lang] = [link.removeprefix(root) for item in items[:3] for link in item]
 
