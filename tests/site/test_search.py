@@ -552,6 +552,11 @@ UNDOCUMENTED_FAMILIES = [
      "err=-3\n", ["reference/errors/distributed/"]),
     ("Warning: find_unused_parameters=True was specified in DDP constructor, but did not find any unused "
      "parameters in the forward pass.\n", ["reference/errors/distributed/"]),
+    # a worker's message under torchrun's launcher line, which its own entry documents
+    # (huawei-noah/Efficient-Computing#90): the worker's message decides
+    ("RuntimeError: Function argument device_ids not supported for the selected backend gloo\n"
+     "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 23812) of binary: "
+     "E:\\Conda\\envs\\GoldYolo\\python.exe\n", ["reference/errors/distributed/"]),
     # names in single quotes tell messages apart (only an operator in double quotes stands for any):
     # this is not the entry "module 'torch' has no attribute …" (tuning corpus, torch-compiler-attribute-missing)
     ("10/24 18:04:14 - mmengine - WARNING - WARNING: command error: 'module 'torch.compiler' has no attribute "

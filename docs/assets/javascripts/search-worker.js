@@ -934,7 +934,15 @@
     var names = function (p) { return devices.every(function (d) { return p.indexOf(d) >= 0; }); };
     return { phrases: phrases.filter(names), devices: devices };
   }
+  // The line torchrun's launcher prints under any worker's failure ("ERROR:torch.distributed.elastic.
+  // multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 23812) of binary: …"): pasted
+  // under the worker's own message, it is documented (its entry) while that message may not be
+  // ("Function argument device_ids not supported for the selected backend gloo"). It decides only
+  // when nothing else was pasted, as the lines CUDA adds under every error do (BOILERPLATE).
+  var LAUNCHER = /(?:ERROR:)?torch\.distributed\.elastic\.multiprocessing\.api:(?:\s*\[ERROR\])?|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary:(?:[ \t]*[^\s]+)?/g;
   function documented(raw) {
+    var own = raw.replace(LAUNCHER, " ");
+    if (own !== raw && normalise(wording(own)).trim().split(" ").filter(informative).length >= 3) raw = own;
     // the pages' texts lose what a paste loses (module paths, exception names, traceback lines…):
     // "`torch.cuda.amp.GradScaler(args...)` is deprecated" on a page and in a paste then agree
     if (!corpus) corpus = docs.map(function (d) { return normalise(wording(d.title + " " + d.text)); }).join("\n");
