@@ -636,6 +636,30 @@ def test_a_message_quoted_only_in_a_text_block_opens_that_entry_without_the_noti
         assert any(link.endswith(anchor) for link in items[0]), (text, items[:2])
 
 
+# tracebacks cut before their message, as users pasted them (tuning corpus:
+# facebookresearch/UnsupervisedMT#17, its last frames)
+CUT_TRACEBACK = (
+    '  File "/home/xutan/anaconda3/lib/python3.6/site-packages/torch/multiprocessing/reductions.py", line 201, '
+    'in rebuild_storage_fd\n    fd = df.detach()\n'
+    '  File "/home/xutan/anaconda3/lib/python3.6/multiprocessing/reduction.py", line 182, in recv_handle\n'
+    '    return recvfds(s, 1)[0]\n'
+    '  File "/home/xutan/anaconda3/lib/python3.6/multiprocessing/reduction.py", line 161, in recvfds\n'
+    '    len(ancdata))  # the line it raised in\n')
+
+
+@pytest.mark.named_pages
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_a_traceback_cut_before_its_message_is_searched_by_its_last_frame(search_page, server, lang):
+    """A paste of frames only (the message left out) searched nothing: the box read only the
+    lines that name an error. It now searches the innermost frame's function and the line it
+    raised in, without its comment, and the entry that line belongs to is in the top three."""
+    page = search_page(lang)
+    assert page.evaluate("t => window.devguideSearchPaste(t)", CUT_TRACEBACK) == "recvfds len(ancdata))"
+    (items,) = page.evaluate(realbench.PASTE, [CUT_TRACEBACK])
+    root = searchbench.root_url(server, lang)
+    assert "reference/errors/data-loading/" in searchbench.page_paths(items, root)[:3], items[:3]
+
+
 # pasted as users pasted them (tuning corpus: DonsetPG/graph-physics#22, Linesight-RL/linesight#51,
 # xuguodong03/SSKD#3): a short message inside the asker's sentence, a module path the page writes
 # out, a full-width colon after the exception's name, a C++ warning under its log prefix

@@ -17,7 +17,9 @@
 //    searched, each distinct line once (ranks repeat it with other numbers).
 //    The box shows what is searched. A kernel's "Assertion `…` failed" line,
 //    the line that says what went wrong in a device-side assert, is kept
-//    (once, without its file, block and thread) and searched first.
+//    (once, without its file, block and thread) and searched first. A traceback
+//    cut before its message is searched by its innermost frame: the function
+//    and the line it raised in ("recvfds len(ancdata))").
 //    A paste made before this file has loaded (it loads when the reader goes for
 //    the box) is held by the page's loader (overrides/main.html) and put in here.
 // 3. A result's link carries the words it matched (?h=…). Material marks them
@@ -44,10 +46,14 @@
   function paste(text) {
     var lines = text.split(/\r?\n/);
     if (lines.length < 2) return text;
-    var kept = [], asserts = [], underFrame = false;
+    var kept = [], asserts = [], underFrame = false, last = "";
     lines.forEach(function (line) {
-      if (FRAME.test(line)) { underFrame = true; return; }
-      if (underFrame && /^\s+\S/.test(line) && !ERROR_LINE.test(line)) { underFrame = false; return; }
+      if (FRAME.test(line)) { underFrame = true; last = (line.match(/, in (\S+)\s*$/) || ["", ""])[1]; return; }
+      if (underFrame && /^\s+\S/.test(line) && !ERROR_LINE.test(line)) {
+        last += " " + line.replace(/\s+#.*$/, "").trim();
+        underFrame = false;
+        return;
+      }
       underFrame = false;
       if (TRACEBACK.test(line) || CARETS.test(line) || !line.trim()) return;
       var assertion = line.match(ASSERTION);
@@ -65,6 +71,8 @@
       if (!seen.has(key)) { seen.add(key); errors.push(line); }
     });
     var out = (errors.length > asserts.length ? errors : asserts.concat(kept)).join(" ");
+    // a traceback cut before its message: the innermost frame's function and line, where it raised
+    if (!out.trim()) out = last.trim();
     return out.length > LIMIT ? out.slice(0, LIMIT) : out;
   }
   window.devguideSearchPaste = paste;
