@@ -557,6 +557,9 @@ UNDOCUMENTED_FAMILIES = [
     ("RuntimeError: Function argument device_ids not supported for the selected backend gloo\n"
      "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 23812) of binary: "
      "E:\\Conda\\envs\\GoldYolo\\python.exe\n", ["reference/errors/distributed/"]),
+    # an older form of a CUDA status no page has (MVIG-SJTU/AlphaPose#175)
+    ("RuntimeError: cuda runtime error (3) : initialization error at /pytorch/aten/src/THC/generic/THCStorage.c:60",
+     ["reference/errors/cuda-setup/"]),
     # names in single quotes tell messages apart (only an operator in double quotes stands for any):
     # this is not the entry "module 'torch' has no attribute …" (tuning corpus, torch-compiler-attribute-missing)
     ("10/24 18:04:14 - mmengine - WARNING - WARNING: command error: 'module 'torch.compiler' has no attribute "
@@ -687,6 +690,18 @@ DOCUMENTED_AS_PASTED = [
     ("LORA + FSDP: ValueError: `FlatParameter` requires uniform `requires_grad`", "reference/errors/distributed/"),
     ("RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'", "reference/errors/dtypes/"),
     ("raise RuntimeError('received %d items of ancdata' %", "reference/errors/data-loading/"),
+    # older forms of a CUDA status and an NCCL error (NVIDIA/apex#124, linjieli222/VQA_ReGAT#41), a
+    # kernel's assertion pasted with its kernel's signature (joe-siyuan-qiao/DetectoRS#13), another
+    # exception's name inside the message (nmhkahn/CARN-pytorch#58)
+    ("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCTensorCopy.cu line=84 error=74 : misaligned address",
+     "reference/errors/cuda-runtime/"),
+    ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  NCCL Error 1: unhandled cuda "
+     "error\nAborted (core dumped)", "reference/errors/nccl/"),
+    ("/pytorch/aten/src/THCUNN/SpatialClassNLLCriterion.cu:104: void cunn_SpatialClassNLLCriterion_updateOutput_kernel("
+     "T *, T *, T *, long *, T *, int, int, int, int, int, long) [with T = float, AccumT = float]: block: [0,0,0], "
+     "thread: [455,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+     ("reference/errors/cuda-runtime/", "async/debugging/")),  # both quote and explain that assertion
+    ("IndexError: Caught IndexError in DataLoader worker process 0.", "reference/errors/data-loading/"),
 ]
 
 
@@ -700,12 +715,15 @@ def test_a_documented_message_in_the_askers_words_gets_no_notice(search_page, se
     short title is documented (real-bench, tuning: documented messages given the notice 10.6 % ->
     6.8 %, undocumented pastes landed unchanged). Then (search-worker.js, wording and phrasesOf):
     full-width punctuation, Markdown's underscores, a traceback's source line, a short message after
-    the asker's words, another operator in double quotes (the worker alone on the tuning corpus:
-    zh 28 -> 21 and en 26 -> 19 of 818 documented messages given the notice, undocumented landed
-    14 of 15 before and after)."""
+    the asker's words, another operator in double quotes or exception's name inside the message,
+    the older forms of a CUDA status and an NCCL error (which open their entry first), a kernel's
+    assertion with its kernel's signature (real-bench, tuning corpus: zh 28 -> 11 and en 26 -> 10
+    of 818 documented messages given the notice; found 830 of 833 in both, undocumented landed
+    15 of 15)."""
     page = search_page(lang)
     root = searchbench.root_url(server, lang)
     found = page.evaluate(realbench.PASTE, [text for text, _ in DOCUMENTED_AS_PASTED])
     for (text, entry_page), items in zip(DOCUMENTED_AS_PASTED, found, strict=True):
         assert items and realbench.UNDOCUMENTED not in items[0][0], (text, items[:2])
-        assert items[0][0].removeprefix(root).split("#")[0].split("?")[0] == entry_page, (text, items[:2])
+        pages = entry_page if isinstance(entry_page, tuple) else (entry_page,)
+        assert items[0][0].removeprefix(root).split("#")[0].split("?")[0] in pages, (text, items[:2])

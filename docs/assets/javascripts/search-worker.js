@@ -794,8 +794,13 @@
     "Exception raised from \\S+ at \\S+ \\(most recent call first\\):?"
   ].join("|"), "gi");
 
+  // the kernel, block and thread a device-side assertion is printed with ("…/NLLLoss.cu:104: void
+  // cunn_…_kernel(T *, …) [with T = float]: block: [0,0,0], thread: [455,0,0] Assertion `…` failed."):
+  // its assertion says what went wrong, as search-box.js keeps it from a paste of several lines
+  var KERNEL_CONTEXT = /\S*\.cuh?:\d+:[^`]*?block:\s*\[[\d,\s]*\],\s*thread:\s*\[[\d,\s]*\]\s*(?=Assertion)/g;
   function pasted(raw) {
     if (raw.length < 160) return raw;
+    raw = raw.replace(KERNEL_CONTEXT, " ");
     var kept = raw.replace(BOILERPLATE, " ");
     if (/[A-Za-z]{3}/.test(kept.replace(/\b(?:RuntimeError|torch\.AcceleratorError|CUDA error)\b/g, ""))) raw = kept;
     return raw.replace(PATH, " ").replace(HEX, " ");
@@ -840,7 +845,18 @@
   var OTHER_DEVICES = /(?:^|\n|[a-z](?:Error|Exception|Warning)[:\uff1a])[ \t]*(?:XPU|MPS)(?![\w:])/g;
   var corpus = null;  // every section's title and text, as normalise() makes them (built on first need)
   // a status or an NCCL error names the message by itself: it is documented when a page has it
-  var KEY = /\b(?:CUBLAS|CUDNN|CUSOLVER|CUFFT|CUSPARSE|CURAND)_STATUS_\w+|\bNCCL error in:?\s*\S*?,\s*([a-z][a-z ]+?)(?=[,(]|$)/i;
+  // (and the older forms that name it: NCCL's "NCCL Error 1: unhandled cuda error" and its tests'
+  // "NCCL failure common.cu:777 'unhandled system error'"; torch 1.x's "cuda runtime error (74) :
+  // misaligned address at …/THCTensorCopy.cu:84" and "THCudaCheck FAIL file=… line=84 error=74 :
+  // misaligned address", whose CUDA status is what torch 2 prints after "CUDA error:")
+  var KEY = new RegExp([
+    "\\b(?:CUBLAS|CUDNN|CUSOLVER|CUFFT|CUSPARSE|CURAND)_STATUS_\\w+",
+    "\\bNCCL error in:?\\s*\\S*?,\\s*([a-z][a-z ]+?)(?=[,(]|$)",
+    "\\bNCCL Error \\d+:\\s*(unhandled (?:system|cuda) error|internal error|invalid argument|invalid usage|" +
+      "remote process exited or there was a network error)",
+    "\\bNCCL failure \\S+ '([^']+)'",
+    "\\b(?:cuda runtime error \\(\\d+\\)|THCudaCheck FAIL file=\\S+ line=\\d+ error=\\d+) : (.+?)(?= at \\S|$)"
+  ].join("|"), "i");
   // the lines torch adds to many messages, and module paths, say nothing about which message it is
   var NOT_WORDING = new RegExp([
     BOILERPLATE.source,
@@ -888,16 +904,18 @@
   var shortTitles = null;  // the error entries' titles shorter than a phrase, as normalise() makes them
   // A message's own words: what NOT_WORDING and RAISED_AS name taken out. Before that, what a
   // paste changes without changing the message: full-width punctuation typed by a Chinese input
-  // method ("torch。cuda.is_available()", "RuntimeError："), and the operator a message names in
-  // double quotes, which differs from one report to the next ('"LayerNormKernelImpl" not
-  // implemented for \'Half\'' is the entry '"addmm_impl_cpu_" not implemented for \'Half\''): it
-  // counts as one word, the same for every operator. (Single quotes hold what tells messages
-  // apart: "module 'torch.compiler' has no attribute 'is_compiling'".) The source line a traceback
-  // shows ("raise RuntimeError('received %d items of ancdata' %") is the message too: its
-  // "raise X(" and its format fields say nothing about which message it is.
-  var QUOTED_VALUE = /"[^"\s]{1,80}"/g;
+  // method ("torch。cuda.is_available()", "RuntimeError："). The source line a traceback shows
+  // ("raise RuntimeError('received %d items of ancdata' %") is the message too: its "raise X("
+  // and its format fields say nothing about which message it is.
+  // With ``values``, what differs from one report of a message to the next counts as one word,
+  // the same for all (documented() tries this after the words as pasted): an operator in double
+  // quotes ('"LayerNormKernelImpl" not implemented for \'Half\'' is the entry '"addmm_impl_cpu_"
+  // not implemented for \'Half\''), an exception's name inside a message ("Caught IndexError in
+  // DataLoader worker process 0" is the entry "Caught ValueError in …"). Single quotes hold what
+  // tells messages apart ("module 'torch.compiler' has no attribute 'is_compiling'").
+  var QUOTED_VALUE = /"[^"\s]{1,80}"|\b[A-Z]\w*(?:Error|Exception|Warning)\b/g;
   var SOURCE_LINE = /\braise\s+[\w.]+\(|%[-+ #0]*\d*(?:\.\d+)?[sdifrx]\b|\{\w*\}/g;
-  var valueCorpus = null;  // corpus, with each operator in double quotes as one word (wording(…, true))
+  var valueCorpus = null;  // corpus, with each value as one word (wording(…, true))
   function wording(text, values) {
     text = text.normalize("NFKC").replace(/\u3002/g, ".").replace(/&quot;/g, '"');
     text = text.replace(NOT_WORDING, " ").replace(RAISED_AS, " ").replace(SOURCE_LINE, " ");
@@ -911,7 +929,7 @@
   function phrasesOf(raw, values) {
     var phrases = [], devices = [];
     var key = KEY.exec(raw);
-    if (key) return { phrases: [normalise(key[1] || key[0])], devices: devices };
+    if (key) return { phrases: [normalise(key[1] || key[2] || key[3] || key[4] || key[0])], devices: devices };
     var words = normalise(wording(raw, values)).trim().split(" ").filter(Boolean);
     devices = (raw.match(OTHER_DEVICES) || []).map(function (m) { return " " + m.slice(-3).toLowerCase() + " "; });
     if (words.length && words.length < WINDOW) phrases.push(" " + words.join(" ") + " ");
@@ -927,6 +945,11 @@
         phrases.push(" " + tail.join(" ") + " ");
       }
     }
+    // a kernel's assertion names the check that failed, whatever kernel and thread it is pasted with
+    // ("…SpatialClassNLLCriterion.cu:104: void cunn_…_kernel(T *, …): block: [0,0,0], thread:
+    // [455,0,0] Assertion `t >= 0 && t < n_classes` failed.")
+    var assertion = raw.match(/Assertion\s+\**`[^`]*`\**\s+failed/);
+    if (assertion) phrases.push(normalise(wording(assertion[0], values)));
     for (var i = 0; i + WINDOW <= words.length; i++) {
       var run = words.slice(i, i + WINDOW);
       if (run.filter(informative).length >= 2) phrases.push(" " + run.join(" ") + " ");
@@ -940,12 +963,40 @@
   // ("Function argument device_ids not supported for the selected backend gloo"). It decides only
   // when nothing else was pasted, as the lines CUDA adds under every error do (BOILERPLATE).
   var LAUNCHER = /(?:ERROR:)?torch\.distributed\.elastic\.multiprocessing\.api:(?:\s*\[ERROR\])?|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary:(?:[ \t]*[^\s]+)?/g;
+  var corpusStarts = null;  // where each section's text starts in corpus
+  // The location of the error entry whose title has the phrase, else of the first whose
+  // section's text has it; null where none has it
+  function entryWith(phrase) {
+    for (var d = 0; d < docs.length; d++) {
+      var where = docs[d].location;
+      if (ERRORS.test(where) && where.indexOf("#") >= 0 && normalise(wording(docs[d].title)).indexOf(phrase) >= 0) return where;
+    }
+    for (var at = corpus.indexOf(phrase); at >= 0; at = corpus.indexOf(phrase, at + 1)) {
+      var lo = 0, hi = corpusStarts.length - 1;
+      while (lo < hi) {
+        var mid = (lo + hi + 1) >> 1;
+        if (corpusStarts[mid] <= at) lo = mid; else hi = mid - 1;
+      }
+      var location = docs[lo].location;
+      if (ERRORS.test(location) && location.indexOf("#") >= 0) return location;
+    }
+    return null;
+  }
   function documented(raw) {
     var own = raw.replace(LAUNCHER, " ");
     if (own !== raw && normalise(wording(own)).trim().split(" ").filter(informative).length >= 3) raw = own;
     // the pages' texts lose what a paste loses (module paths, exception names, traceback lines…):
     // "`torch.cuda.amp.GradScaler(args...)` is deprecated" on a page and in a paste then agree
-    if (!corpus) corpus = docs.map(function (d) { return normalise(wording(d.title + " " + d.text)); }).join("\n");
+    if (!corpus) {
+      var offset = 0;
+      corpusStarts = [];
+      corpus = docs.map(function (d) {
+        var text = normalise(wording(d.title + " " + d.text));
+        corpusStarts.push(offset);
+        offset += text.length + 1;
+        return text;
+      }).join("\n");
+    }
     if (!quotes) {
       quotes = { text: "", starts: [], at: [] };
       QUOTED.forEach(function (q) {
@@ -957,6 +1008,13 @@
     var found = phrasesOf(raw, false), phrases = found.phrases, devices = found.devices;
     var names = function (p) { return devices.every(function (d) { return p.indexOf(d) >= 0; }); };
     // a section's title or text has it: the ranking finds that section
+    // A status (a cuBLAS status, an NCCL error, a CUDA error's older form) names one message: the
+    // error entry that has it opens first, as the entry that quotes a message in a text block does
+    // (a short paste's other words, "THCudaCheck FAIL file=… line=84 error=74", ranked another page first)
+    if (KEY.test(raw) && phrases.length) {
+      var entry = entryWith(phrases[0]);
+      if (entry !== null) return { location: entry };
+    }
     if (phrases.some(function (p) { return corpus.indexOf(p) >= 0; })) return { location: null };
     // or has it with another operator in double quotes
     if (raw.search(QUOTED_VALUE) >= 0) {
