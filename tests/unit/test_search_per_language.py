@@ -23,7 +23,10 @@ def test_the_worker_loses_comments_indentation_and_spaces_around_punctuation_onl
         '  var s = "a = b, c";\n'
         "  var r = /a, b/g;\n"
         "  return x * y;\n"
-        "}\n", encoding="utf-8")
+        "}\n"
+        "g(function () {\n"
+        "  var u = 'http://x';  // a comment kept: the line holds a literal\n"
+        "});\n", encoding="utf-8")
     shrink_worker(worker)
     assert worker.read_text(encoding="utf-8").splitlines() == [
         "function f(a,b){",
@@ -31,8 +34,10 @@ def test_the_worker_loses_comments_indentation_and_spaces_around_punctuation_onl
         "var y = a - -b;",  # two signs in a row keep their spaces
         'var s = "a = b, c";',  # a string, a regular expression: the line is kept as it is
         "var r = /a, b/g;",
-        "return x*y;",
-        "}",
+        "return x*y;}",  # closing brackets join the line before them
+        "g(function(){",
+        "var u = 'http://x';  // a comment kept: the line holds a literal",
+        "});",  # not after a "//"
     ]
 
 

@@ -849,14 +849,7 @@
   // "NCCL failure common.cu:777 'unhandled system error'"; torch 1.x's "cuda runtime error (74) :
   // misaligned address at …/THCTensorCopy.cu:84" and "THCudaCheck FAIL file=… line=84 error=74 :
   // misaligned address", whose CUDA status is what torch 2 prints after "CUDA error:")
-  var KEY = new RegExp([
-    "\\b(?:CUBLAS|CUDNN|CUSOLVER|CUFFT|CUSPARSE|CURAND)_STATUS_\\w+",
-    "\\bNCCL error in:?\\s*\\S*?,\\s*([a-z][a-z ]+?)(?=[,(]|$)",
-    "\\bNCCL Error \\d+:\\s*(unhandled (?:system|cuda) error|internal error|invalid argument|invalid usage|" +
-      "remote process exited or there was a network error)",
-    "\\bNCCL failure \\S+ '([^']+)'",
-    "\\b(?:cuda runtime error \\(\\d+\\)|THCudaCheck FAIL file=\\S+ line=\\d+ error=\\d+) : (.+?)(?= at \\S|$)"
-  ].join("|"), "i");
+  var KEY = /\b(?:CUBLAS|CUDNN|CUSOLVER|CUFFT|CUSPARSE|CURAND)_STATUS_\w+|\bNCCL error in:?\s*\S*?,\s*([a-z][a-z ]+?)(?=[,(]|$)|\bNCCL Error \d+:\s*(unhandled (?:system|cuda) error|internal error|invalid argument|invalid usage|remote process exited or there was a network error)|\bNCCL failure \S+ '([^']+)'|\b(?:cuda runtime error \(\d+\)|THCudaCheck FAIL file=\S+ line=\d+ error=\d+) : (.+?)(?= at \S|$)/i;
   // the lines torch adds to many messages, and module paths, say nothing about which message it is
   var NOT_WORDING = new RegExp([
     BOILERPLATE.source,
@@ -921,7 +914,8 @@
     text = text.replace(NOT_WORDING, " ").replace(RAISED_AS, " ").replace(SOURCE_LINE, " ");
     return values ? text.replace(QUOTED_VALUE, " quotedvalue ") : text;
   }
-  // The phrases of a paste that a page quoting it has ({phrases, devices}).
+  // The phrases of a paste that a page quoting it has, and the test a phrase passes when it names
+  // the device the message begins with ({phrases, names}).
   // A message that begins with another accelerator's name ("XPU out of memory. Tried to
   // allocate…") shares its other words with CUDA's message: only the phrases that name the
   // device tell whether a page has it. A device named inside a message (a list of device
@@ -929,7 +923,7 @@
   function phrasesOf(raw, values) {
     var phrases = [], devices = [];
     var key = KEY.exec(raw);
-    if (key) return { phrases: [normalise(key[1] || key[2] || key[3] || key[4] || key[0])], devices: devices };
+    if (key) return { phrases: [normalise(key[1] || key[2] || key[3] || key[4] || key[0])], names: Boolean };
     var words = normalise(wording(raw, values)).trim().split(" ").filter(Boolean);
     devices = (raw.match(OTHER_DEVICES) || []).map(function (m) { return " " + m.slice(-3).toLowerCase() + " "; });
     if (words.length && words.length < WINDOW) phrases.push(" " + words.join(" ") + " ");
@@ -955,7 +949,7 @@
       if (run.filter(informative).length >= 2) phrases.push(" " + run.join(" ") + " ");
     }
     var names = function (p) { return devices.every(function (d) { return p.indexOf(d) >= 0; }); };
-    return { phrases: phrases.filter(names), devices: devices };
+    return { phrases: phrases.filter(names), names: names };
   }
   // The line torchrun's launcher prints under any worker's failure ("ERROR:torch.distributed.elastic.
   // multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 23812) of binary: …"): pasted
@@ -964,6 +958,15 @@
   // when nothing else was pasted, as the lines CUDA adds under every error do (BOILERPLATE).
   var LAUNCHER = /(?:ERROR:)?torch\.distributed\.elastic\.multiprocessing\.api:(?:\s*\[ERROR\])?|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary:(?:[ \t]*[^\s]+)?/g;
   var corpusStarts = null;  // where each section's text starts in corpus
+  // The piece of a joined text that the offset ``at`` falls in, given where each piece starts
+  function pieceAt(starts, at) {
+    var lo = 0, hi = starts.length - 1;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= at) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
   // The location of the error entry whose title has the phrase, else of the first whose
   // section's text has it; null where none has it
   function entryWith(phrase) {
@@ -972,12 +975,7 @@
       if (ERRORS.test(where) && where.indexOf("#") >= 0 && normalise(wording(docs[d].title)).indexOf(phrase) >= 0) return where;
     }
     for (var at = corpus.indexOf(phrase); at >= 0; at = corpus.indexOf(phrase, at + 1)) {
-      var lo = 0, hi = corpusStarts.length - 1;
-      while (lo < hi) {
-        var mid = (lo + hi + 1) >> 1;
-        if (corpusStarts[mid] <= at) lo = mid; else hi = mid - 1;
-      }
-      var location = docs[lo].location;
+      var location = docs[pieceAt(corpusStarts, at)].location;
       if (ERRORS.test(location) && location.indexOf("#") >= 0) return location;
     }
     return null;
@@ -1005,8 +1003,7 @@
         quotes.text += normalise(wording(q[1])) + "\n";
       });
     }
-    var found = phrasesOf(raw, false), phrases = found.phrases, devices = found.devices;
-    var names = function (p) { return devices.every(function (d) { return p.indexOf(d) >= 0; }); };
+    var found = phrasesOf(raw, false), phrases = found.phrases, names = found.names;
     // a section's title or text has it: the ranking finds that section
     // A status (a cuBLAS status, an NCCL error, a CUDA error's older form) names one message: the
     // error entry that has it opens first, as the entry that quotes a message in a text block does
@@ -1038,11 +1035,7 @@
     phrases.forEach(function (p) {
       var seen = new Set();
       for (var at = quotes.text.indexOf(p); at >= 0; at = quotes.text.indexOf(p, at + 1)) {
-        var lo = 0, hi = quotes.starts.length - 1;
-        while (lo < hi) {
-          var mid = (lo + hi + 1) >> 1;
-          if (quotes.starts[mid] <= at) lo = mid; else hi = mid - 1;
-        }
+        var lo = pieceAt(quotes.starts, at);
         if (!seen.has(lo)) { seen.add(lo); counts.set(lo, (counts.get(lo) || 0) + 1); }
       }
     });
