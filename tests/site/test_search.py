@@ -702,6 +702,10 @@ DOCUMENTED_AS_PASTED = [
      "thread: [455,0,0] Assertion `t >= 0 && t < n_classes` failed.",
      ("reference/errors/cuda-runtime/", "async/debugging/")),  # both quote and explain that assertion
     ("IndexError: Caught IndexError in DataLoader worker process 0.", "reference/errors/data-loading/"),
+    # with the two sentences torch.compile adds under each of its errors (edenaion/EZ-CorridorKey#11)
+    ("19:37:45 [ERROR  ] ui.workers.gpu_job_worker: Unexpected error: RuntimeError: Compiler: cl is not found. Set "
+     "TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if you're reporting a bug to "
+     "PyTorch). For even more developer context, set TORCH_LOGS=\"+dynamo\"", "reference/errors/compile/"),
 ]
 
 

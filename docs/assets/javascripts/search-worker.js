@@ -785,8 +785,12 @@
 
   // The lines torch adds under every CUDA runtime error, whichever it is: in a
   // paste they outweighed the line that names the error (out of memory, illegal
-  // memory access), so they count only when nothing else was pasted
+  // memory access), so they count only when nothing else was pasted. (And the two
+  // sentences torch.compile adds under each of its errors: "Compiler: cl is not
+  // found. Set TORCHDYNAMO_VERBOSE=1 …" got the notice that the site lacks it.)
   var BOILERPLATE = new RegExp([
+    "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace[^)]*\\)\\.?",
+    "For even more developer context, set TORCH_LOGS=\\S+",
     "CUDA kernel errors might be asynchronously reported at some other API call, ?so the stacktrace below might be incorrect\\.?",
     "For debugging,? consider passing CUDA_LAUNCH_BLOCKING=1\\.?",
     "Compile with `?TORCH_USE_CUDA_DSA`? to enable device-side assertions\\.?",
