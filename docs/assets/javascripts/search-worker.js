@@ -301,7 +301,7 @@
 
   var byLocation = new Map();  // an entry's location → its index in docs
   function build(entries) {
-    corpus = valueCorpus = null;  // the documented() texts are made again from the new sections
+    corpus = valueCorpus = entryTitles = shortTitles = null;  // documented()'s texts: made again from the new sections
     docs = entries;
     byLocation = new Map(docs.map(function (d, i) { return [d.location, i]; }));
     ids = new Map(); names = []; counts = []; wordIds = new Map(); whole = [];
@@ -898,7 +898,16 @@
   // (QUOTED). null where none does; else {location}: the section whose text block quotes it,
   // null where only a section's text has it.
   var quotes = null;  // QUOTED's texts as normalise() makes them, one string, and where each starts
+  var entryTitles = null;  // [location, title as normalise() makes it] of each error entry
   var shortTitles = null;  // the error entries' titles shorter than a phrase, as normalise() makes them
+  function isEntry(location) { return ERRORS.test(location) && location.indexOf("#") >= 0; }
+  function titlesOfEntries() {
+    if (!entryTitles) {
+      entryTitles = docs.filter(function (d) { return isEntry(d.location); })
+        .map(function (d) { return [d.location, normalise(wording(d.title))]; });
+    }
+    return entryTitles;
+  }
   // A message's own words: what NOT_WORDING and RAISED_AS name taken out. Before that, what a
   // paste changes without changing the message: full-width punctuation typed by a Chinese input
   // method ("torch。cuda.is_available()", "RuntimeError："). The source line a traceback shows
@@ -925,11 +934,11 @@
   // device tell whether a page has it. A device named inside a message (a list of device
   // types, "mps:0 and cpu") is a value, and the message is the same on every device
   function phrasesOf(raw, values) {
-    var phrases = [], devices = [];
     var key = KEY.exec(raw);
+    // (a status names no device: every phrase passes)
     if (key) return { phrases: [normalise(key[1] || key[2] || key[3] || key[4] || key[0])], names: Boolean };
-    var words = normalise(wording(raw, values)).trim().split(" ").filter(Boolean);
-    devices = (raw.match(OTHER_DEVICES) || []).map(function (m) { return " " + m.slice(-3).toLowerCase() + " "; });
+    var phrases = [], words = normalise(wording(raw, values)).trim().split(" ").filter(Boolean);
+    var devices = (raw.match(OTHER_DEVICES) || []).map(function (m) { return " " + m.slice(-3).toLowerCase() + " "; });
     if (words.length && words.length < WINDOW) phrases.push(" " + words.join(" ") + " ");
     // a short message after the asker's own words ("用VOC2012数据集跑mask RCNN的时候报错OSError:
     // [Errno 24] Too many open files", "LORA + FSDP: ValueError: …"): what follows the last
@@ -961,7 +970,6 @@
   // ("Function argument device_ids not supported for the selected backend gloo"). It decides only
   // when nothing else was pasted, as the lines CUDA adds under every error do (BOILERPLATE).
   var LAUNCHER = /(?:ERROR:)?torch\.distributed\.elastic\.multiprocessing\.api:(?:\s*\[ERROR\])?|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary:(?:[ \t]*[^\s]+)?/g;
-  var corpusStarts = null;  // where each section's text starts in corpus
   // The piece of a joined text that the offset ``at`` falls in, given where each piece starts
   function pieceAt(starts, at) {
     var lo = 0, hi = starts.length - 1;
@@ -971,34 +979,17 @@
     }
     return lo;
   }
-  // The location of the error entry whose title has the phrase, else of the first whose
-  // section's text has it; null where none has it
+  // The location of the error entry whose title has the phrase, or null
   function entryWith(phrase) {
-    for (var d = 0; d < docs.length; d++) {
-      var where = docs[d].location;
-      if (ERRORS.test(where) && where.indexOf("#") >= 0 && normalise(wording(docs[d].title)).indexOf(phrase) >= 0) return where;
-    }
-    for (var at = corpus.indexOf(phrase); at >= 0; at = corpus.indexOf(phrase, at + 1)) {
-      var location = docs[pieceAt(corpusStarts, at)].location;
-      if (ERRORS.test(location) && location.indexOf("#") >= 0) return location;
-    }
-    return null;
+    var titled = titlesOfEntries().filter(function (e) { return e[1].indexOf(phrase) >= 0; })[0];
+    return titled ? titled[0] : null;
   }
   function documented(raw) {
     var own = raw.replace(LAUNCHER, " ");
     if (own !== raw && normalise(wording(own)).trim().split(" ").filter(informative).length >= 3) raw = own;
     // the pages' texts lose what a paste loses (module paths, exception names, traceback lines…):
     // "`torch.cuda.amp.GradScaler(args...)` is deprecated" on a page and in a paste then agree
-    if (!corpus) {
-      var offset = 0;
-      corpusStarts = [];
-      corpus = docs.map(function (d) {
-        var text = normalise(wording(d.title + " " + d.text));
-        corpusStarts.push(offset);
-        offset += text.length + 1;
-        return text;
-      }).join("\n");
-    }
+    if (!corpus) corpus = docs.map(function (d) { return normalise(wording(d.title + " " + d.text)); }).join("\n");
     if (!quotes) {
       quotes = { text: "", starts: [], at: [] };
       QUOTED.forEach(function (q) {
@@ -1008,7 +999,6 @@
       });
     }
     var found = phrasesOf(raw, false), phrases = found.phrases, names = found.names;
-    // a section's title or text has it: the ranking finds that section
     // A status (a cuBLAS status, an NCCL error, a CUDA error's older form) names one message: the
     // error entry that has it opens first, as the entry that quotes a message in a text block does
     // (a short paste's other words, "THCudaCheck FAIL file=… line=84 error=74", ranked another page first)
@@ -1016,8 +1006,9 @@
       var entry = entryWith(phrases[0]);
       if (entry !== null) return { location: entry };
     }
+    // a section's title or text has it: the ranking finds that section
     if (phrases.some(function (p) { return corpus.indexOf(p) >= 0; })) return { location: null };
-    // or has it with another operator in double quotes
+    // or has it with other values (QUOTED_VALUE)
     if (raw.search(QUOTED_VALUE) >= 0) {
       if (!valueCorpus) valueCorpus = docs.map(function (d) { return normalise(wording(d.title + " " + d.text, true)); }).join("\n");
       if (phrasesOf(raw, true).phrases.some(function (p) { return valueCorpus.indexOf(p) >= 0; })) return { location: null };
@@ -1025,12 +1016,10 @@
     // or the paste holds an entry's whole title, a message shorter than a phrase ("received 0
     // items of ancdata" in a sentence about it: its six-word phrases are the asker's words)
     if (!shortTitles) {
-      shortTitles = docs.filter(function (d) { return ERRORS.test(d.location) && d.location.indexOf("#") >= 0; })
-        .map(function (d) { return normalise(wording(d.title)); })
-        .filter(function (t) {
-          var w = t.trim().split(" ");
-          return w.length >= 3 && w.length < WINDOW && w.filter(informative).length >= 2;
-        });
+      shortTitles = titlesOfEntries().map(function (e) { return e[1]; }).filter(function (t) {
+        var w = t.trim().split(" ");
+        return w.length >= 3 && w.length < WINDOW && w.filter(informative).length >= 2;
+      });
     }
     var whole = normalise(wording(raw));
     if (shortTitles.some(function (t) { return names(t) && whole.indexOf(t) >= 0; })) return { location: null };
