@@ -831,6 +831,12 @@
   var STARTS_AS_MESSAGE = /^\s*(?:[\w.]*(?:Error|Exception|Warning)|warning|error)\s*:/i;
   // or a long line in English with no question mark: a log line
   var PASTE_LENGTH = 100;
+  // A question that names an error ("Is there an error in …?") is asked, not pasted: it has a
+  // question mark and no exception's name, and does not begin as a message does
+  var EXCEPTION_NAME = /[a-z](?:Error|Exception|Warning)\b/;
+  function asked(raw) {
+    return /[?？]/.test(raw) && !EXCEPTION_NAME.test(raw) && !STARTS_AS_MESSAGE.test(raw);
+  }
 
 
   // ------------------------------------------------------------------ families
@@ -1075,7 +1081,7 @@
   function search(raw) {
     var asPasted = raw;
     raw = pasted(raw);
-    var message = MESSAGE.test(raw) || raw.length >= PASTE_LENGTH && !/[?？]/.test(raw) && !HAN.test(raw);
+    var message = MESSAGE.test(raw) && !asked(raw) || raw.length >= PASTE_LENGTH && !/[?？]/.test(raw) && !HAN.test(raw);
     var family = message ? familyItem(asPasted, language()) : null;
     var none = { items: family ? [[family]] : [] };
     var groups = parse(raw, false);
