@@ -564,6 +564,20 @@ UNDOCUMENTED_FAMILIES = [
     # this is not the entry "module 'torch' has no attribute …" (tuning corpus, torch-compiler-attribute-missing)
     ("10/24 18:04:14 - mmengine - WARNING - WARNING: command error: 'module 'torch.compiler' has no attribute "
      "'is_compiling''!", ["reference/errors/compile/"]),
+    # the collection of 2026-12-08 (tuning corpus): a c10d log line's prefix is no wording (its
+    # quoted NCCL entries have it too: yflyzhang/simpleR1#1), Triton's resource message is not
+    # DataLoader's shared memory (facebookresearch/sam2#592), cuDNN's library by its file name
+    # (sjtuplayer/anomalydiffusion#76), a kernel's source and its "tl.constexpr" (woct0rdho/triton-windows#30)
+    ("[rank0]:[E608 14:09:10.210136079 ProcessGroupNCCL.cpp:1484] [PG ID 0 PG GUID 0(default_pg) Rank 0] "
+     "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+     "collectives. This typically indicates a NCCL/CUDA API (e.g., CudaEventDestroy) hang blocking the watchdog",
+     ["reference/errors/nccl/"]),
+    ("out of resource: shared memory, Required: 131072, Hardware limit: 101376. Reducing block sizes or "
+     "`num_stages` may help.", ["reference/errors/compile/"]),
+    ("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such "
+     "file or directory", ["reference/errors/cuda-libraries/"]),
+    ("CompilationError: at 8:11: def triton_(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):",
+     ["reference/errors/compile/"]),
 ]
 
 

@@ -788,15 +788,8 @@
   // memory access), so they count only when nothing else was pasted. (And the two
   // sentences torch.compile adds under each of its errors: "Compiler: cl is not
   // found. Set TORCHDYNAMO_VERBOSE=1 …" got the notice that the site lacks it.)
-  var BOILERPLATE = new RegExp([
-    "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace[^)]*\\)\\.?",
-    "For even more developer context, set TORCH_LOGS=\\S+",
-    "CUDA kernel errors might be asynchronously reported at some other API call, ?so the stacktrace below might be incorrect\\.?",
-    "For debugging,? consider passing CUDA_LAUNCH_BLOCKING=1\\.?",
-    "Compile with `?TORCH_USE_CUDA_DSA`? to enable device-side assertions\\.?",
-    "Search for `cuda\\w+' in \\S+ for more information\\.?",
-    "Exception raised from \\S+ at \\S+ \\(most recent call first\\):?"
-  ].join("|"), "gi");
+  // (their sources are in search_families.json, "boilerplate": made at SETUP, as the families are)
+  var BOILERPLATE = /$^/g;
 
   // the kernel, block and thread a device-side assertion is printed with ("…/NLLLoss.cu:104: void
   // cunn_…_kernel(T *, …) [with T = float]: block: [0,0,0], thread: [455,0,0] Assertion `…` failed."):
@@ -832,10 +825,12 @@
   // or a long line in English with no question mark: a log line
   var PASTE_LENGTH = 100;
   // A question that names an error ("Is there an error in …?") is asked, not pasted: it has a
-  // question mark and no exception's name, and does not begin as a message does
+  // question mark, or the asker's own "I"/"my" and no long quote, and no exception's name, and does
+  // not begin as a message does (a long line of prose is no log line either)
   var EXCEPTION_NAME = /[a-z](?:Error|Exception|Warning)\b/;
   function asked(raw) {
-    return /[?？]/.test(raw) && !EXCEPTION_NAME.test(raw) && !STARTS_AS_MESSAGE.test(raw);
+    return (/[?？]/.test(raw) || /\b(?:I|I'm|my|me)\b/.test(raw) && !/[`"“][^`"”]{25}/.test(raw)) &&
+      !EXCEPTION_NAME.test(raw) && !STARTS_AS_MESSAGE.test(raw);
   }
 
 
@@ -859,24 +854,21 @@
   // "NCCL failure common.cu:777 'unhandled system error'"; torch 1.x's "cuda runtime error (74) :
   // misaligned address at …/THCTensorCopy.cu:84" and "THCudaCheck FAIL file=… line=84 error=74 :
   // misaligned address", whose CUDA status is what torch 2 prints after "CUDA error:")
-  var KEY = /\b(?:CUBLAS|CUDNN|CUSOLVER|CUFFT|CUSPARSE|CURAND)_STATUS_\w+|\bNCCL error in:?\s*\S*?,\s*([a-z][a-z ]+?)(?=[,(]|$)|\bNCCL Error \d+:\s*(unhandled (?:system|cuda) error|internal error|invalid argument|invalid usage|remote process exited or there was a network error)|\bNCCL failure \S+ '([^']+)'|\b(?:cuda runtime error \(\d+\)|THCudaCheck FAIL file=\S+ line=\d+ error=\d+) : (.+?)(?= at \S|$)/i;
+  // (its source is in search_families.json, "key")
+  var KEY = /$^/;
   // the lines torch adds to many messages, and module paths, say nothing about which message it is
-  var NOT_WORDING = new RegExp([
-    BOILERPLATE.source,
-    "terminate called after throwing an instance of '[^']*'",
-    "what\\(\\):",
-    "\\b\\w+(?:\\.\\w+){2,}\\b",
-    // a C++ stack frame, file paths and addresses: the same frames and conda build
-    // paths are in many quoted tracebacks
-    "frame #\\d+:[^\\n]*",
-    // Python's own lines around any exception (quoted tracebacks on many pages have them too)
-    "Traceback \\(most recent call last\\):?",
-    "above exception was the direct cause of the following exception:?",
-    "handling of the above exception, another exception occurred:?",
-    "File \"[^\"]*\", line \\d+(?:, in \\S+)?",
-    PATH.source,
-    HEX.source
-  ].join("|"), "gi");
+  // BOILERPLATE, then (search_families.json, "not_wording") an exception thrown through C++
+  // ("terminate called after throwing an instance of …", "what():"), dotted module paths, a C++
+  // stack frame (the same frames and conda build paths are in many quoted tracebacks), the prefix
+  // c10d's log lines and c10's checks carry ("[rank0]:[E608 14:09:10.210136079
+  // ProcessGroupNCCL.cpp:1484] [PG ID 0 PG GUID 0(default_pg) Rank 0]", "[W socket.cpp:697] [c10d]",
+  // "[enforce fail at inline_container.cc:145] .": the same on every message of its source file),
+  // Python's own lines around any exception (quoted tracebacks on many pages have them too), then
+  // file paths and addresses. Made at SETUP (notWording)
+  var NOT_WORDING = BOILERPLATE;
+  function notWording(more) {
+    return new RegExp([BOILERPLATE.source].concat(more, PATH.source, HEX.source).join("|"), "gi");
+  }
   // an exception's name before its message, and an OS error's number: the same message is
   // raised as RuntimeError here and OSError there ("[Errno 24] Too many open files").
   // Case-sensitive: "CUDA error:" is part of the message
@@ -1081,7 +1073,7 @@
   function search(raw) {
     var asPasted = raw;
     raw = pasted(raw);
-    var message = MESSAGE.test(raw) && !asked(raw) || raw.length >= PASTE_LENGTH && !/[?？]/.test(raw) && !HAN.test(raw);
+    var message = MESSAGE.test(raw) && !asked(raw) || raw.length >= PASTE_LENGTH && !asked(raw) && !HAN.test(raw);
     var family = message ? familyItem(asPasted, language()) : null;
     var none = { items: family ? [[family]] : [] };
     var groups = parse(raw, false);
@@ -1273,6 +1265,9 @@
           return { shape: new RegExp(f.shape, f.flags || ""), page: f.page, name: f.name };
         });
         GENERIC = new Set(families.generic || []);
+        BOILERPLATE = new RegExp((families.boilerplate || ["$^"]).join("|"), "gi");
+        NOT_WORDING = notWording(families.not_wording || []);
+        KEY = new RegExp(families.key || "$^", "i");
         QUOTED = families.quoted || [];
         quotes = null;
         NOTICE = families.notice || {};
