@@ -762,10 +762,18 @@ def test_a_question_that_names_an_error_is_asked_not_pasted(search_page, server,
     documented, on a family page its words happened to rank first (the distributed one). A text with
     a question mark, no exception's name and no start as a message has is now a question: no
     notice, and its topic page first (real-bench, tuning: questions top-3 unchanged, zh 94.2 %, en
-    91.6 %; pasted messages unchanged)."""
+    91.6 %; pasted messages unchanged); and so is a long line of prose in the asker's voice ("I",
+    "my", no long quote), which was read as a log line (en 91.6 -> 92.1 %)."""
     page = search_page(lang)
     root = searchbench.root_url(server, lang)
     found = page.evaluate(searchbench.RUN, [q for q, _ in ASKED_ABOUT_AN_ERROR])
     for (q, topic), items in zip(ASKED_ABOUT_AN_ERROR, found, strict=True):
         assert items and realbench.UNDOCUMENTED not in items[0][0], (q, items[:2])
         assert items[0][0].removeprefix(root).split("#")[0].split("?")[0] == topic, (q, items[:2])
+    # a long line of prose in the asker's voice, no question mark (stevenygd/PointFlow#15): no log
+    # line either, and no notice
+    prose = ("I am training your code with 8 GPUs, and I see that every process leaves some space on GPU:0. This "
+             "limits the GPU utilization. I was wondering if this behavior should be expected, and if you know what "
+             "might be the cause of this.")
+    (items,) = page.evaluate(searchbench.RUN, [prose])
+    assert items and realbench.UNDOCUMENTED not in items[0][0] and "reference/errors/" not in items[0][0], items[:2]
