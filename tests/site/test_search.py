@@ -777,3 +777,30 @@ def test_a_question_that_names_an_error_is_asked_not_pasted(search_page, server,
              "might be the cause of this.")
     (items,) = page.evaluate(searchbench.RUN, [prose])
     assert items and realbench.UNDOCUMENTED not in items[0][0] and "reference/errors/" not in items[0][0], items[:2]
+
+
+# questions that name a GPU by its number, as users asked them (tuning corpus: OpenNMT/OpenNMT-py#1707,
+# https://discuss.pytorch.org/t/train-with-nn-distributeddataparallel-gpu0-will-occupy-much-more-memory-memory/66080),
+# and the page that answers each on both sites (the Chinese one, of the tuning corpus too, on the Chinese site)
+BY_GPU_NUMBER = [
+    ("How to train on GPU 1, while leaving GPU 0?", "devices/", paths.LANGUAGES),
+    ("Train with nn.DistributedDataParallel, gpu0 will occupy much more memory memory", "distributed/dp-vs-ddp/",
+     paths.LANGUAGES),
+    ("多卡sft断点续训时，其余卡的子进程会占用0卡显存", "devices/multi-gpu/", ("zh",)),
+]
+
+
+@pytest.mark.named_pages
+@pytest.mark.parametrize("lang", paths.LANGUAGES)
+def test_a_gpu_named_by_its_number_finds_the_sections_about_it(search_page, server, lang):
+    """Numbers are no query terms, and "GPU 1", "gpu0", "cuda:1" or "0卡" lost what the question
+    was about. Each way of writing a GPU's number is also the term gpu0, gpu1… in the pages and
+    in a query (real-bench, tuning: questions top-3 zh 275 -> 276 of 292, en 435 -> 438 of 479;
+    pasted messages unchanged)."""
+    page = search_page(lang)
+    root = searchbench.root_url(server, lang)
+    asked = [(q, answer) for q, answer, languages in BY_GPU_NUMBER if lang in languages]
+    found = page.evaluate(searchbench.RUN, [q for q, _ in asked])
+    for (q, answer), items in zip(asked, found, strict=True):
+        first = items[0][0].removeprefix(root) if items else ""
+        assert first.startswith(answer), (q, items[:3])

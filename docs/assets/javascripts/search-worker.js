@@ -228,6 +228,14 @@
     return { whole: lower, suffixes: suffixes, parts: pieces.map(stem) };
   }
 
+  // A GPU's number is what a reader asks about ("train on GPU 1, leaving GPU 0", "gpu0 uses more
+  // memory", "cuda:1", "0号卡显存"), and numbers are no terms: each way of writing one is also the
+  // term gpu0, gpu1…, in the pages and in a query alike
+  var ORDINAL = /\b(?:gpu|cuda)[: ]?(\d{1,2})\b|(\d{1,2}) ?号?(?:显卡|卡)/gi;
+  function ordinals(text) {
+    return text.replace(ORDINAL, function (all, a, b) { return all + " gpu" + (a || b) + " "; });
+  }
+
   // ------------------------------------------------------------------ index
 
   var W_TITLE = 5, W_PAGE = 1.5, W_TEXT = 1, W_CODE = 0.6;
@@ -365,9 +373,9 @@
       if (!pageFirst.has(path)) pageFirst.set(path, d);
       doc.page = pageFirst.get(path);
       titleIds = [];
-      scan(doc.title, W_TITLE, true, true);
+      scan(ordinals(doc.title), W_TITLE, true, true);
       doc.titleIds = titleIds;
-      scan(doc.text, W_TEXT, true, false);
+      scan(ordinals(doc.text), W_TEXT, true, false);
       if (doc.code) scan(doc.code, W_CODE, false, false);
       if (doc.page !== d) {
         var pageTitle = docs[doc.page].titleIds;
@@ -534,7 +542,7 @@
   // A group matches a section through its best alternative, the mean of its
   // parts (a compound's pieces) or the mean of a phrase (a synonym in words).
   function parse(raw, keepStopWords) {
-    var query = raw.normalize("NFKC");
+    var query = ordinals(raw.normalize("NFKC"));
     var typingEnd = !/\s$/.test(query);
     var groups = [];
     var words = [];
