@@ -781,7 +781,8 @@ def test_a_question_that_names_an_error_is_asked_not_pasted(search_page, server,
 
 # questions that name a GPU by its number, as users asked them (tuning corpus: OpenNMT/OpenNMT-py#1707,
 # https://discuss.pytorch.org/t/train-with-nn-distributeddataparallel-gpu0-will-occupy-much-more-memory-memory/66080),
-# and the page that answers each on both sites (the Chinese one, of the tuning corpus too, on the Chinese site)
+# and the page that answers each, in the first three results on both sites (the Chinese one, of the tuning
+# corpus too, on the Chinese site)
 BY_GPU_NUMBER = [
     ("How to train on GPU 1, while leaving GPU 0?", "devices/", paths.LANGUAGES),
     ("Train with nn.DistributedDataParallel, gpu0 will occupy much more memory memory", "distributed/dp-vs-ddp/",
@@ -802,5 +803,5 @@ def test_a_gpu_named_by_its_number_finds_the_sections_about_it(search_page, serv
     asked = [(q, answer) for q, answer, languages in BY_GPU_NUMBER if lang in languages]
     found = page.evaluate(searchbench.RUN, [q for q, _ in asked])
     for (q, answer), items in zip(asked, found, strict=True):
-        first = items[0][0].removeprefix(root) if items else ""
-        assert first.startswith(answer), (q, items[:3])
+        top3 = [links[0].removeprefix(root) for links in items[:3] if links]
+        assert any(page.startswith(answer) for page in top3), (q, top3)
