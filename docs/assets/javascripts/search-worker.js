@@ -80,7 +80,10 @@
     // resuming training from a checkpoint
     "断点续训": ["恢复训练"], "续训": ["恢复训练"],
     // the validation pass of a training loop is an evaluation
-    "val": ["eval", "评估"]
+    "val": ["eval", "评估"],
+    // readers' English for the pages' words: "multiple GPUs" are the pages' "several GPUs"; memory
+    // is "released", "cleared" or a model "deinitialized" where the pages free it
+    "multiple": ["several"], "several": ["multiple"], "release": ["free"], "clear": ["free"], "deinitialize": ["free"]
   };
 
   var synonymMap = new Map();  // a reader's word or phrase (as query terms) → the site's words
