@@ -826,3 +826,15 @@ def test_readers_words_for_the_pages_words_find_the_page(search_page, server):
     for (q, answer), items in zip(IN_READERS_WORDS, found, strict=True):
         top3 = [links[0].removeprefix(root) for links in items[:3] if links]
         assert any(p.startswith(answer) for p in top3), (q, top3)
+
+
+@pytest.mark.named_pages
+def test_the_box_keeps_torch_compiles_outer_exception_line(search_page):
+    """torch.compile raises a backend's failure as BackendCompilerFailed, a name that does not end
+    in "Error": the box kept only the inner message ("AssertionError: libcuda.so cannot found!") and
+    lost the line that names the family (MIC-DKFZ/nnUNet#2164, tuning corpus)."""
+    page = search_page("en")
+    text = ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+            "AssertionError: libcuda.so cannot found!\n")
+    read = page.evaluate("t => window.devguideSearchPaste(t)", text)
+    assert read.startswith("torch._dynamo.exc.BackendCompilerFailed") and "libcuda.so cannot found" in read, read

@@ -36,7 +36,7 @@
   var FRAME = /^\s*File "[^"]*", line \d+/;
   var CARETS = /^\s*[\^~]+\s*$/;
   var TRACEBACK = /^\s*Traceback \(most recent call last\)|^\s*The above exception was the direct cause|^\s*During handling of the above exception/;
-  var ERROR_LINE = /(?:^|[\]:\s])(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning|Failure)\b|terminate called|what\(\):|CUDA error|NCCL error|cuDNN error|Watchdog caught|ERROR:|[Ee]rror:)/;
+  var ERROR_LINE = /(?:^|[\]:\s])(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning|Failure|CompilerFailed)\b|terminate called|what\(\):|CUDA error|NCCL error|cuDNN error|Watchdog caught|ERROR:|[Ee]rror:)/;
   // "[80746] [rank0]:[E321 02:07:08.408 ProcessGroupNCCL.cpp:607] ", "W1110 17:56:13.321 77473 torch/x.py:1550] [0/8] "
   var LOG_PREFIX = /^\s*(?:\[\d+\]\s*)?(?:\[(?:rank|Rank|RANK)\s*\d+\]:?\s*)?(?:\[?[EWIF]\d{3,4} [\d:.]+ [^\]]*\]\s*)?(?:\[\d+\/\d+\]\s*)?/;
   // "…/NLLLoss2d.cu:103: nll_loss2d_forward_kernel: block: [5,0,0], thread: [996,0,0] Assertion `t >= 0 && t < n_classes` failed."
