@@ -233,10 +233,11 @@
 
   // A GPU's number is what a reader asks about ("train on GPU 1, leaving GPU 0", "gpu0 uses more
   // memory", "cuda:1", "0号卡显存"), and numbers are no terms: each way of writing one is also the
-  // term gpu0, gpu1…, in the pages and in a query alike
-  var ORDINAL = /\b(?:gpu|cuda)[: ]?(\d{1,2})\b|(\d{1,2}) ?号?(?:显卡|卡)/gi;
+  // term gpu0, gpu1…, in the pages and in a query alike. Not a version ("CUDA 12.1"), and of "N卡"
+  // only 0卡: "8卡训练" counts GPUs
+  var ORDINAL = /\b(?:gpu|cuda)[: ]?(\d{1,2})\b(?!\.\d)|(\d{1,2}) ?号(?:显卡|卡|gpu)|\b(0) ?卡/gi;
   function ordinals(text) {
-    return text.replace(ORDINAL, function (all, a, b) { return all + " gpu" + (a || b) + " "; });
+    return text.replace(ORDINAL, function (all, a, b, c) { return all + " gpu" + (a || b || c) + " "; });
   }
 
   // ------------------------------------------------------------------ index
