@@ -33,18 +33,18 @@ import os
 import subprocess
 import time
 
-subprocess.Popen(["sleep", "987651"], start_new_session=True)
+subprocess.Popen(["sleep", "{daemon}1"], start_new_session=True)
 if os.fork() == 0:  # a double fork, as a daemon does
     os.setsid()
     if os.fork() == 0:
-        os.execvp("sleep", ["sleep", "987652"])
+        os.execvp("sleep", ["sleep", "{daemon}2"])
     os._exit(0)
 time.sleep(0.3)
 print("daemons started")
 '''
 
 '''bash
-setsid sleep 987653 &
+setsid sleep {daemon}3 &
 sleep 0.3
 echo "a setsid child"
 '''
@@ -53,7 +53,7 @@ echo "a setsid child"
 '''python
 import subprocess
 
-subprocess.Popen(["sleep", "987654"], start_new_session=True)
+subprocess.Popen(["sleep", "{daemon}4"], start_new_session=True)
 while True:
     pass
 '''
@@ -191,13 +191,19 @@ def failure_of(output: str, page: str, line: int) -> str:
     return found[0]
 
 
+# a run's project root -> the prefix of the numbers its page's daemons sleep: each run whose page starts
+# daemons has its own (under xdist, runs of this module are in flight at once in other workers, and a
+# check of another run's prefix saw their daemons: "process: … sleep 987654")
+DAEMONS: dict = {}
+
+
 def left_behind(root) -> list[str]:
     """What a run must not leave: processes, sandboxes, large files."""
     found = []
-    # "sleep 98765x" is this module's alone (the other modules' daemons sleep 87654x): a daemon
-    # another xdist worker's test has in flight is not counted here
-    ps = subprocess.run(["pgrep", "-af", "sleep 98765"], capture_output=True, text=True).stdout
-    found += [f"process: {line}" for line in ps.splitlines()]
+    # the daemons of this run's page alone (other modules' daemons sleep 87654x)
+    if root in DAEMONS:
+        ps = subprocess.run(["pgrep", "-af", f"sleep {DAEMONS[root]}"], capture_output=True, text=True).stdout
+        found += [f"process: {line}" for line in ps.splitlines()]
     found += [f"sandbox: {p.name}" for p in (root.parent / "tmp").glob(f"{sandbox.PREFIX}*")]
     found += [f"large file: {p}" for p in root.rglob("*") if p.is_file() and p.stat().st_size > 10 * MB]
     return found
@@ -211,8 +217,10 @@ def hostile(request, tmp_path_factory):
     decoy = tmp / "decoy"
     decoy.mkdir()
     (decoy / "keep.txt").write_text("the caller's")
-    root = scratch_project(tmp, {"p.md": HOSTILE.format(decoy=decoy), "dangling.md": DANGLING,
+    daemon = {"-n0": "98761", "-n2": "98762"}[request.param]  # its daemons sleep 98761x or 98762x
+    root = scratch_project(tmp, {"p.md": HOSTILE.format(decoy=decoy, daemon=daemon), "dangling.md": DANGLING,
                                  "unclosed.md": UNCLOSED, "good.md": GOOD})
+    DAEMONS[root] = daemon
     rc, out, seconds = run_pytest(root, request.param, "docs")
     return root, decoy, rc, out, seconds
 
@@ -426,6 +434,7 @@ def test_a_block_cannot_signal_the_runner_or_pytest(tmp_path):
     """Killing the block runner was the one way a daemon could escape (re-parented
     beyond it): Landlock forbids a block to signal any process outside its own."""
     root = scratch_project(tmp_path, {"r.md": KILLS_RUNNER})
+    DAEMONS[root] = "987655"
     rc, out, _ = run_pytest(root, "-n0", "docs", timeout=120)
     failure = failure_of(out, "r.md", 3)
     assert "docs/zh/r.md:9  os.kill(os.getppid(), signal.SIGKILL)" in failure and "PermissionError" in failure
